@@ -1,0 +1,63 @@
+/* S-mode trap dispatch: interrupts go to their drivers, any exception is a panic (for now: user tasks come later). */
+#include "arch/riscv/trap.h"
+#include "arch/riscv/csr.h"
+#include "kernel/hart.h"
+#include "kernel/panic.h"
+#include "drivers/timer.h"
+
+extern char trap_vector[];
+static void (*external_handler)(void);
+
+void trap_init_hart(void)
+{
+	csr_write(stvec, (uint64_t)trap_vector);
+	csr_write(sscratch, 0);
+	csr_set(sie, SIE_SSIE | SIE_STIE | SIE_SEIE);
+}
+
+void trap_set_external_handler(void (*fn)(void)) { external_handler = fn; }
+
+static const char *const exception_names[] = {
+	"instruction address misaligned", "instruction access fault", "illegal instruction",
+	"breakpoint", "load address misaligned", "load access fault",
+	"store/AMO address misaligned", "store/AMO access fault", "environment call from U-mode",
+	"environment call from S-mode", "reserved", "reserved", "instruction page fault",
+	"load page fault", "reserved", "store/AMO page fault",
+};
+
+const char *trap_cause_name(uint64_t scause)
+{
+	uint64_t code = scause & ~SCAUSE_INTERRUPT;
+	if (scause & SCAUSE_INTERRUPT) {
+		switch (code) {
+		case IRQ_S_SOFT: return "supervisor software interrupt";
+		case IRQ_S_TIMER: return "supervisor timer interrupt";
+		case IRQ_S_EXT: return "supervisor external interrupt";
+		default: return "unknown interrupt";
+		}
+	}
+	return code < sizeof exception_names / sizeof exception_names[0] ? exception_names[code] : "unknown exception";
+}
+
+void trap_handler(struct trap_frame *f)
+{
+	if (f->scause & SCAUSE_INTERRUPT) {
+		switch (f->scause & ~SCAUSE_INTERRUPT) {
+		case IRQ_S_SOFT:
+			csr_clear(sip, SIE_SSIE);
+			ipi_handle();
+			return;
+		case IRQ_S_TIMER:
+			timer_handle_irq();
+			return;
+		case IRQ_S_EXT:
+			this_hart()->ext_irqs++;
+			if (external_handler) {
+				external_handler();
+				return;
+			}
+			break;
+		}
+	}
+	panic_trap(f);
+}

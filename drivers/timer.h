@@ -1,0 +1,55 @@
+/*
+ * Per-hart timer. Uses the Sstc stimecmp CSR where the device tree offers it
+ * and the SBI timer otherwise; time is the platform's `time` CSR at the
+ * device tree's timebase frequency.
+ */
+#ifndef DRIVERS_TIMER_H
+#define DRIVERS_TIMER_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+void timer_init_hart(void);
+bool timer_uses_sstc(void);
+uint64_t timer_now(void);
+uint64_t timer_us_to_ticks(uint64_t us);
+uint64_t timer_ticks_to_us(uint64_t ticks);
+uint64_t timer_ticks_to_ns(uint64_t ticks);
+/* Raise this hart's timer interrupt at `deadline` (in ticks). */
+void timer_arm(uint64_t deadline);
+void timer_handle_irq(void);
+/* Sleeps in WFI until the deadline passed. */
+void timer_sleep_until(uint64_t deadline);
+void timer_sleep_us(uint64_t us);
+
+/*
+ * Waits in WFI until cond is true or deadline (ticks, 0 = none) passed; true if cond held.
+ * The condition is checked with interrupts off, so a wake-up between the check
+ * and the WFI is never lost: WFI returns at once when an interrupt is pending.
+ */
+#define WAIT_UNTIL(cond, deadline)                                              \
+	({                                                                      \
+		bool __ok;                                                      \
+		uint64_t __dl = (deadline);                                     \
+		for (;;) {                                                      \
+			uint64_t __s = irq_save();                              \
+			if ((cond)) {                                           \
+				__ok = true;                                    \
+				irq_restore(__s);                               \
+				break;                                          \
+			}                                                       \
+			if (__dl && timer_now() >= __dl) {                      \
+				__ok = false;                                   \
+				irq_restore(__s);                               \
+				break;                                          \
+			}                                                       \
+			if (__dl)                                               \
+				timer_arm(__dl);                                \
+			this_hart()->wfi_count++;                               \
+			wfi();                                                  \
+			irq_restore(__s); /* the wake-up interrupt is taken here */ \
+		}                                                               \
+		__ok;                                                           \
+	})
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * Per-hart data, inter-hart interrupts and remote calls. This is the only
+ * shared-memory channel between harts in the kernel core; the NoC and the
+ * protocols above it talk by messages.
+ */
+#include "kernel/hart.h"
+#include "kernel/platform.h"
+#include "kernel/panic.h"
+#include "arch/riscv/csr.h"
+#include "arch/riscv/sbi.h"
+#include "drivers/timer.h"
+
+struct hart harts[MOSAIC_MAX_HARTS];
+unsigned hart_count;
+unsigned boot_cpu;
+
+struct hart *hart_by_hartid(uint32_t hartid)
+{
+	int cpu = platform_cpu_of_hartid(hartid);
+	return cpu < 0 ? 0 : &harts[cpu];
+}
+
+const char *hart_state_name(int state)
+{
+	switch (state) {
+	case HART_ABSENT: return "absent";
+	case HART_STARTING: return "starting";
+	case HART_ONLINE: return "online";
+	case HART_BUSY: return "busy";
+	case HART_FAILED: return "failed";
+	case HART_STOPPED: return "stopped";
+	default: return "?";
+	}
+}
+
+static bool can_receive_ipi(const struct hart *h)
+{
+	return h->state == HART_ONLINE || h->state == HART_BUSY || h->state == HART_STARTING;
+}
+
+void ipi_send(unsigned cpu, uint32_t reason)
+{
+	struct hart *h = &harts[cpu];
+	__atomic_fetch_or(&h->ipi_pending, reason, __ATOMIC_RELEASE);
+	struct sbiret r = sbi_send_ipi(1UL << (h->hartid % 64), h->hartid / 64 * 64);
+	ASSERT(r.error == SBI_SUCCESS);
+}
+
+/*
+ * SBI's send_ipi takes a 64-bit mask relative to a base hart id, so a broadcast
+ * to more than 64 harts is one call per 64-id window that holds a target.
+ */
+void ipi_broadcast(uint32_t reason)
+{
+	unsigned self = this_hart() ? this_cpu() : ~0u;
+	uint64_t mask = 0, base = 0;
+	for (unsigned cpu = 0; cpu < hart_count; cpu++) {
+		struct hart *h = &harts[cpu];
+		if (cpu == self || !can_receive_ipi(h))
+			continue;
+		if (mask && h->hartid / 64 * 64 != base) {
+			sbi_send_ipi(mask, base);
+			mask = 0;
+		}
+		base = h->hartid / 64 * 64;
+		__atomic_fetch_or(&h->ipi_pending, reason, __ATOMIC_RELEASE);
+		mask |= 1UL << (h->hartid - base);
+	}
+	if (mask)
+		sbi_send_ipi(mask, base);
+}
+
+static void answer_pings(struct hart *me)
+{
+	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++) {
+		uint64_t req = __atomic_exchange_n(&me->ping_request[w], 0, __ATOMIC_ACQ_REL);
+		for (unsigned b = 0; req; b++, req >>= 1) {
+			if (!(req & 1))
+				continue;
+			unsigned from = w * 64 + b;
+			__atomic_fetch_or(&me->ping_seen[w], 1UL << b, __ATOMIC_RELEASE);
+			ipi_send(from, IPI_PONG);
+		}
+	}
+}
+
+void ipi_handle(void)
+{
+	struct hart *me = this_hart();
+	uint32_t reasons = __atomic_exchange_n(&me->ipi_pending, 0, __ATOMIC_ACQ_REL);
+	me->ipis_received++;
+	if (reasons & IPI_STOP)
+		hart_park();
+	if (reasons & IPI_PING)
+		answer_pings(me);
+	if (reasons & IPI_PONG)
+		__atomic_fetch_add(&me->pongs, 1, __ATOMIC_RELEASE);
+	/* IPI_CALL and IPI_WAKE only end a WFI: the idle loop or the waiter looks at its state */
+}
+
+bool hart_call(unsigned cpu, hart_fn fn, void *arg)
+{
+	if (cpu >= hart_count || cpu == this_cpu())
+		return false;
+	struct hart *h = &harts[cpu];
+	if (h->state != HART_ONLINE)
+		return false;
+	hart_fn expected = 0;
+	if (!__atomic_compare_exchange_n(&h->call_fn, &expected, fn, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return false;
+	h->call_arg = arg;
+	h->call_from = this_cpu();
+	h->call_done = 0;
+	__atomic_store_n(&h->state, HART_BUSY, __ATOMIC_RELEASE);
+	ipi_send(cpu, IPI_CALL);
+	return true;
+}
+
+void hart_call_wait(unsigned cpu)
+{
+	struct hart *h = &harts[cpu];
+	WAIT_UNTIL(__atomic_load_n(&h->call_fn, __ATOMIC_ACQUIRE) == 0, 0);
+}
+
+void hart_idle_loop(void)
+{
+	struct hart *me = this_hart();
+	for (;;) {
+		hart_fn fn = __atomic_load_n(&me->call_fn, __ATOMIC_ACQUIRE);
+		if (fn && me->state == HART_BUSY) {
+			fn(me->call_arg);
+			unsigned caller = me->call_from;
+			me->call_done = 1;
+			__atomic_store_n(&me->state, HART_ONLINE, __ATOMIC_RELEASE);
+			__atomic_store_n(&me->call_fn, (hart_fn)0, __ATOMIC_RELEASE);
+			ipi_send(caller, IPI_WAKE); /* the caller may sleep in hart_call_wait */
+			continue;
+		}
+		WAIT_UNTIL(__atomic_load_n(&me->call_fn, __ATOMIC_ACQUIRE) != 0 && me->state == HART_BUSY, 0);
+	}
+}
+
+void hart_park(void)
+{
+	irq_disable();
+	struct hart *me = this_hart();
+	if (me)
+		me->state = HART_STOPPED;
+	for (;;)
+		wfi();
+}

@@ -1,0 +1,98 @@
+/*
+ * Per-hart data. Every hart owns one slot of harts[], found through its tp
+ * register; other harts touch a slot only through the fields marked shared,
+ * which is how bring-up checks in and how IPIs carry their reasons.
+ * "cpu" is Mosaic's dense core id (0..nharts-1, in hart-id order); "hartid"
+ * is the id the platform and SBI use, which may have gaps.
+ */
+#ifndef KERNEL_HART_H
+#define KERNEL_HART_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "kernel/config.h"
+
+enum hart_state {
+	HART_ABSENT = 0, /* no such hart, or beyond MOSAIC_MAX_HARTS */
+	HART_STARTING,   /* SBI hart_start issued, not checked in yet */
+	HART_ONLINE,     /* checked in, idle in WFI between work */
+	HART_BUSY,       /* running a function sent with hart_call */
+	HART_FAILED,     /* did not start, or did not check in in time */
+	HART_STOPPED,    /* parked for good (panic elsewhere, or poweroff) */
+};
+
+/* Reasons an IPI can carry; several may be pending at once. */
+enum ipi_reason {
+	IPI_CALL = 1 << 0, /* run the function in hart.call */
+	IPI_PING = 1 << 1, /* answer with IPI_PONG (ktest ipi) */
+	IPI_PONG = 1 << 2,
+	IPI_STOP = 1 << 3, /* park for good */
+	IPI_WAKE = 1 << 4, /* only leave WFI and re-check what we wait for */
+};
+
+#define HART_CHECKIN_MAGIC 0x4d4f534149430000ULL /* "MOSAIC\0\0" */
+
+typedef void (*hart_fn)(void *arg);
+
+struct hart {
+	/* --- read by arch/riscv/entry.S: keep these first, in this order --- */
+	uint64_t kstack_top;
+	uint64_t user_sp_scratch;
+
+	uint32_t cpu;
+	uint32_t hartid;
+	void *kstack_base;
+
+	/* shared: written by others */
+	volatile int state;
+	volatile uint64_t checkin;      /* HART_CHECKIN_MAGIC | hartid, written by the hart itself */
+	volatile uint32_t ipi_pending;  /* enum ipi_reason bits, set atomically by senders */
+	volatile hart_fn call_fn;       /* work sent with hart_call, run outside trap context */
+	void *volatile call_arg;
+	volatile uint32_t call_done;
+	volatile uint32_t call_from;    /* cpu to wake when the call is done */
+	volatile uint64_t ping_seen[MOSAIC_MAX_HARTS / 64]; /* senders whose ping this hart answered */
+	volatile uint64_t ping_request[MOSAIC_MAX_HARTS / 64];
+	volatile uint32_t pongs;
+
+	/* private statistics, read by the shell and GDB */
+	uint64_t online_time;   /* `time` when the hart checked in */
+	uint64_t ipis_received;
+	uint64_t timer_irqs;
+	uint64_t ext_irqs;
+	uint64_t wfi_count;
+	int start_error; /* SBI error of hart_start, 0 if fine */
+};
+
+extern struct hart harts[MOSAIC_MAX_HARTS];
+extern unsigned hart_count;   /* harts the kernel manages (device tree count, capped at the maximum) */
+extern unsigned boot_cpu;
+
+static inline struct hart *this_hart(void)
+{
+	struct hart *h;
+	__asm__ volatile("mv %0, tp" : "=r"(h));
+	return h;
+}
+
+static inline unsigned this_cpu(void) { return this_hart()->cpu; }
+
+struct hart *hart_by_hartid(uint32_t hartid);
+const char *hart_state_name(int state);
+
+/* Sends an IPI with `reason` to one core, or to every online core but the caller. */
+void ipi_send(unsigned cpu, uint32_t reason);
+void ipi_broadcast(uint32_t reason);
+void ipi_handle(void);
+
+/* Runs fn(arg) on another online core (outside trap context) and returns at once;
+ * hart_call_wait sleeps in WFI until it finished. False if the core is not online or busy. */
+bool hart_call(unsigned cpu, hart_fn fn, void *arg);
+void hart_call_wait(unsigned cpu);
+
+/* The idle loop of every secondary hart: WFI until work arrives. */
+void hart_idle_loop(void) __attribute__((noreturn));
+/* Parks this hart for good with interrupts off. */
+void hart_park(void) __attribute__((noreturn));
+
+#endif

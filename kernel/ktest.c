@@ -1,0 +1,101 @@
+/* The ktest runner: finds registered tests by suite and prints one line per test. */
+#include "kernel/ktest.h"
+#include "kernel/console.h"
+#include "kernel/shell.h"
+#include "drivers/timer.h"
+#include "lib/string.h"
+#include "lib/format.h"
+#include <stdarg.h>
+
+extern const struct ktest __ktests_start[], __ktests_end[];
+
+void ktest_fail(struct ktest_ctx *kt, const char *file, int line, const char *fmt, ...)
+{
+	kt->failed = true;
+	kt->file = file;
+	kt->line = line;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(kt->why, sizeof kt->why, fmt, ap);
+	va_end(ap);
+}
+
+static bool suite_known(const char *name, size_t len)
+{
+	for (const struct ktest *t = __ktests_start; t < __ktests_end; t++)
+		if (strlen(t->suite) == len && strncmp(t->suite, name, len) == 0)
+			return true;
+	return false;
+}
+
+static bool selected(const struct ktest *t, const char *spec)
+{
+	if (strcmp(spec, "all") == 0)
+		return !t->standalone;
+	size_t n = strlen(t->suite);
+	for (const char *p = spec; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && strncmp(p, t->suite, n) == 0)
+			return true;
+		p += len + (end ? 1 : 0);
+	}
+	return false;
+}
+
+int ktest_run(const char *spec)
+{
+	if (strcmp(spec, "all") != 0) {
+		for (const char *p = spec; *p;) {
+			const char *end = strchr(p, ',');
+			size_t len = end ? (size_t)(end - p) : strlen(p);
+			if (!suite_known(p, len)) {
+				kprintf("ktest: unknown suite '%.*s' (try 'ktest list')\n", (int)len, p);
+				return -1;
+			}
+			p += len + (end ? 1 : 0);
+		}
+	}
+	int passed = 0, failed = 0;
+	for (const struct ktest *t = __ktests_start; t < __ktests_end; t++) {
+		if (!selected(t, spec))
+			continue;
+		struct ktest_ctx kt = {.failed = false};
+		uint64_t t0 = timer_now();
+		t->fn(&kt);
+		uint64_t us = timer_ticks_to_us(timer_now() - t0);
+		if (kt.failed) {
+			failed++;
+			kprintf("ktest: FAIL %s.%s (%lu us): %s:%d: %s\n", t->suite, t->name, us, kt.file, kt.line, kt.why);
+		} else {
+			passed++;
+			kprintf("ktest: PASS %s.%s (%lu us)\n", t->suite, t->name, us);
+		}
+	}
+	kprintf("ktest: %d passed, %d failed\n", passed, failed);
+	return failed;
+}
+
+void ktest_list(void)
+{
+	const char *last = "";
+	for (const struct ktest *t = __ktests_start; t < __ktests_end; t++) {
+		if (strcmp(t->suite, last) != 0)
+			kprintf("%s%s%s", *last ? "\n" : "", t->suite, t->standalone ? " (standalone, not in 'all'):" : ":");
+		kprintf(" %s", t->name);
+		last = t->suite;
+	}
+	kprintf("\n");
+}
+
+SHELL_CMD(ktest, "ktest [all | list | suite[,suite]]", "run in-kernel test suites (default: all)")
+{
+	if (argc > 2)
+		return SHELL_USAGE;
+	if (argc == 2 && strcmp(argv[1], "list") == 0) {
+		ktest_list();
+		return 0;
+	}
+	int r = ktest_run(argc == 2 ? argv[1] : "all");
+	return r < 0 ? SHELL_USAGE : r > 0 ? 1 : 0;
+}

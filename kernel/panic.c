@@ -1,0 +1,110 @@
+/* The panic path: report, backtrace, stop the machine with a failure status. */
+#include "kernel/panic.h"
+#include "kernel/console.h"
+#include "kernel/hart.h"
+#include "kernel/ksyms.h"
+#include "drivers/poweroff.h"
+#include "arch/riscv/csr.h"
+#include <stdarg.h>
+
+static volatile uint32_t panicking;
+
+static bool on_this_stack(uint64_t p)
+{
+	struct hart *h = this_hart();
+	if (!h || !h->kstack_base)
+		return p != 0 && (p & 7) == 0;
+	return p > (uint64_t)h->kstack_base && p <= h->kstack_top && (p & 7) == 0;
+}
+
+static void print_frame(int n, uint64_t pc)
+{
+	uint64_t off = 0;
+	const char *name = ksym_lookup(pc, &off);
+	kprintf("  #%d %016lx %s+0x%lx\n", n, pc, name ? name : "??", off);
+}
+
+void backtrace_print(uint64_t pc, uint64_t fp, uint64_t ra)
+{
+	kprintf("backtrace:\n");
+	int n = 0;
+	print_frame(n++, pc);
+	/* A leaf function's frame (GCC, -fno-omit-frame-pointer) holds only the caller's fp at fp-8. */
+	if (ra && on_this_stack(fp) && on_this_stack(*(uint64_t *)(fp - 8)) && !ksym_lookup(*(uint64_t *)(fp - 8), 0)) {
+		print_frame(n++, ra - 4);
+		fp = *(uint64_t *)(fp - 8);
+	}
+	while (n < 32 && on_this_stack(fp)) {
+		uint64_t ret = *(uint64_t *)(fp - 8);
+		uint64_t prev = *(uint64_t *)(fp - 16);
+		if (!ksym_lookup(ret, 0))
+			break;
+		print_frame(n++, ret - 4);
+		if (prev <= fp)
+			break;
+		fp = prev;
+	}
+}
+
+/* Only the first panicking hart reports; the others park so the report stays readable. */
+static void panic_enter(void)
+{
+	irq_disable();
+	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_ACQ_REL))
+		hart_park();
+	console_force();
+}
+
+static void panic_finish(void) __attribute__((noreturn));
+static void panic_finish(void)
+{
+	if (hart_count > 1)
+		ipi_broadcast(IPI_STOP);
+	kprintf("mosaic: panic, other harts stopped; exiting with status %d\n", EXIT_PANIC);
+	machine_exit(EXIT_PANIC);
+}
+
+static void print_whoami(void)
+{
+	struct hart *h = this_hart();
+	if (h)
+		kprintf("\nPANIC on hart %u (cpu %u): ", h->hartid, h->cpu);
+	else
+		kprintf("\nPANIC on the boot hart before per-hart data: ");
+}
+
+void panic(const char *fmt, ...)
+{
+	panic_enter();
+	print_whoami();
+	va_list ap;
+	va_start(ap, fmt);
+	vkprintf(fmt, ap);
+	va_end(ap);
+	kprintf("\n");
+	backtrace_print((uint64_t)__builtin_return_address(0) - 4, (uint64_t)read_fp(), 0);
+	panic_finish();
+}
+
+static const char *const reg_names[32] = {
+	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
+	"a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
+};
+
+void panic_trap(struct trap_frame *f)
+{
+	panic_enter();
+	print_whoami();
+	kprintf("unexpected trap: %s\n", trap_cause_name(f->scause));
+	uint64_t off = 0;
+	const char *fn = ksym_lookup(f->sepc, &off);
+	kprintf("  cause %016lx  sepc %016lx (%s+0x%lx)  stval %016lx  sstatus %016lx\n", f->scause, f->sepc,
+		fn ? fn : "??", off, f->stval, f->sstatus);
+	f->regs[0] = 0; /* x0 is not saved by the trap entry */
+	for (int i = 0; i < 32; i += 4)
+		kprintf("  %-4s %016lx  %-4s %016lx  %-4s %016lx  %-4s %016lx\n", reg_names[i], f->regs[i],
+			reg_names[i + 1], f->regs[i + 1], reg_names[i + 2], f->regs[i + 2], reg_names[i + 3],
+			f->regs[i + 3]);
+	backtrace_print(f->sepc, f->regs[REG_S0], f->regs[REG_RA]);
+	panic_finish();
+}

@@ -1,0 +1,109 @@
+/*
+ * Secondary-hart bring-up. The boot hart gives each hart a stack from the page
+ * allocator and starts it at secondary_entry with its struct hart as the SBI
+ * opaque value; the hart then fills its own check-in slot. The boot hart trusts
+ * nothing but those slots: a hart is online only if its slot holds its id.
+ */
+#include "kernel/smp.h"
+#include "kernel/hart.h"
+#include "kernel/platform.h"
+#include "kernel/page_alloc.h"
+#include "kernel/console.h"
+#include "kernel/bootargs.h"
+#include "kernel/shell.h"
+#include "arch/riscv/sbi.h"
+#include "arch/riscv/trap.h"
+#include "arch/riscv/csr.h"
+#include "drivers/timer.h"
+
+uint64_t boot_entry_time, bringup_done_time;
+static volatile uint32_t harts_checked_in;
+static uint32_t harts_expected;
+
+/* Test hook: this hart id parks before checking in, to exercise the timeout path. */
+static uint64_t fail_hart = UINT64_MAX;
+BOOTARG_U64("fail_hart", fail_hart, 0, 4095, "test hook: this hart id stays silent at bring-up");
+
+extern char secondary_entry[];
+
+void hart_secondary_main(struct hart *h)
+{
+	trap_init_hart();
+	timer_init_hart();
+	if (h->hartid == fail_hart)
+		hart_park();
+	h->online_time = timer_now();
+	h->checkin = HART_CHECKIN_MAGIC | h->hartid;
+	__atomic_store_n(&h->state, HART_ONLINE, __ATOMIC_RELEASE);
+	irq_enable();
+	if (__atomic_add_fetch(&harts_checked_in, 1, __ATOMIC_ACQ_REL) == harts_expected)
+		ipi_send(boot_cpu, IPI_WAKE);
+	hart_idle_loop();
+}
+
+static void start_one(unsigned cpu)
+{
+	struct hart *h = &harts[cpu];
+	void *stack = page_alloc(KSTACK_PAGES);
+	if (!stack) {
+		h->state = HART_FAILED;
+		kprintf("mosaic: hart %u not started: no memory for its stack\n", h->hartid);
+		return;
+	}
+	h->kstack_base = stack;
+	h->kstack_top = (uint64_t)stack + KSTACK_SIZE;
+	h->state = HART_STARTING;
+	fence();
+	struct sbiret r = sbi_hart_start(h->hartid, (uint64_t)secondary_entry, (uint64_t)h);
+	if (r.error != SBI_SUCCESS) {
+		h->state = HART_FAILED;
+		h->start_error = (int)r.error;
+		kprintf("mosaic: hart %u failed to start: SBI error %ld (%s)\n", h->hartid, r.error,
+			sbi_strerror(r.error));
+		return;
+	}
+	harts_expected++;
+}
+
+unsigned smp_bring_up(uint64_t timeout_ms)
+{
+	harts_expected = 0;
+	for (unsigned cpu = 0; cpu < hart_count; cpu++)
+		if (cpu != boot_cpu)
+			start_one(cpu);
+	uint64_t deadline = timer_now() + timer_us_to_ticks(timeout_ms * 1000);
+	WAIT_UNTIL(__atomic_load_n(&harts_checked_in, __ATOMIC_ACQUIRE) >= harts_expected, deadline);
+	bringup_done_time = timer_now();
+
+	unsigned online = 0;
+	for (unsigned cpu = 0; cpu < hart_count; cpu++) {
+		struct hart *h = &harts[cpu];
+		if (h->checkin == (HART_CHECKIN_MAGIC | h->hartid)) {
+			online++;
+			continue;
+		}
+		if (h->state == HART_STARTING) {
+			h->state = HART_FAILED;
+			kprintf("mosaic: hart %u did not come online within %lu ms\n", h->hartid, timeout_ms);
+		}
+	}
+	if (plat.dt_harts > MOSAIC_MAX_HARTS)
+		kprintf("mosaic: %u harts from hart %u on not started: Mosaic manages at most %d (OpenSBI 1.1 limit)\n",
+			plat.dt_harts - MOSAIC_MAX_HARTS, plat.dt_hartid_beyond_max, MOSAIC_MAX_HARTS);
+	return online;
+}
+
+SHELL_CMD(harts, "harts", "list every hart: state, check-in time, interrupts taken")
+{
+	if (argc != 1)
+		return SHELL_USAGE;
+	kprintf(" cpu hartid state     online_us    ipis  timer   ext     wfi  timer_src\n");
+	for (unsigned cpu = 0; cpu < hart_count; cpu++) {
+		struct hart *h = &harts[cpu];
+		kprintf("%4u %6u %-9s %9lu %7lu %6lu %5lu %7lu  %s%s\n", cpu, h->hartid, hart_state_name(h->state),
+			h->online_time >= boot_entry_time ? timer_ticks_to_us(h->online_time - boot_entry_time) : 0,
+			h->ipis_received, h->timer_irqs, h->ext_irqs, h->wfi_count, plat.sstc[cpu] ? "sstc" : "sbi",
+			cpu == boot_cpu ? "  (boot)" : "");
+	}
+	return 0;
+}

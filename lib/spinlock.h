@@ -1,0 +1,35 @@
+/*
+ * Spinlocks for the few pieces of state that harts share (the console, the page
+ * allocator, the kernel log). Holding one disables interrupts on this hart so a
+ * trap handler can never spin on a lock its own hart holds.
+ */
+#ifndef LIB_SPINLOCK_H
+#define LIB_SPINLOCK_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "arch/riscv/csr.h"
+
+struct spinlock {
+	volatile uint32_t locked;
+	int owner_cpu; /* -1 when free; for panic and GDB */
+	const char *name;
+};
+
+#define SPINLOCK_INIT(n) {.locked = 0, .owner_cpu = -1, .name = (n)}
+
+static inline bool spin_trylock_raw(struct spinlock *l)
+{
+	return __atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE) == 0;
+}
+
+static inline void spin_unlock_raw(struct spinlock *l)
+{
+	l->owner_cpu = -1;
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+uint64_t spin_lock(struct spinlock *l);
+void spin_unlock(struct spinlock *l, uint64_t irq_state);
+
+#endif

@@ -1,0 +1,25 @@
+/* Freestanding string and memory helpers for the kernel (user programs use picolibc). */
+#ifndef LIB_STRING_H
+#define LIB_STRING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+void *memset(void *dst, int c, size_t n);
+void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+size_t strnlen(const char *s, size_t max);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+size_t strlcpy(char *dst, const char *src, size_t size);
+
+/* Parses a whole decimal or 0x-hex number; false on empty input, junk or overflow. */
+bool parse_u64(const char *s, uint64_t *out);
+/* Same, for a counted (not NUL-terminated) string. */
+bool parse_u64_n(const char *s, size_t len, uint64_t *out);
+
+#endif
