@@ -24,7 +24,7 @@ KERNEL   := $(BUILD)/mosaic.elf
 CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac_zicsr_zifencei -mabi=lp64 -mcmodel=medany \
 	-ffreestanding -fno-builtin-printf -fno-stack-protector -fno-pie \
-	-fno-omit-frame-pointer -fno-optimize-sibling-calls \
+	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-toplevel-reorder \
 	-I. -MMD -MP
 LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,--no-warn-rwx-segments
 
@@ -46,6 +46,9 @@ check-harts:
 	@if ! [ "$(HARTS)" -ge 1 ] 2>/dev/null || [ "$(HARTS)" -gt $(MAX_HARTS) ]; then \
 		echo "error: HARTS=$(HARTS) is outside 1..$(MAX_HARTS): QEMU's bundled OpenSBI 1.1 keeps a $(MAX_HARTS)-bit hart mask and cannot start more harts" >&2; \
 		exit 2; fi
+
+# every object depends on the flags, which live here
+$(OBJS): Makefile
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -15,6 +15,7 @@ uint64_t timer_ticks_to_ns(uint64_t ticks) { return ticks * 1000000000 / plat.ti
 
 void timer_arm(uint64_t deadline)
 {
+	this_hart()->timer_deadline = deadline;
 	if (timer_uses_sstc())
 		__asm__ volatile("csrw 0x14D, %0" ::"r"(deadline));
 	else

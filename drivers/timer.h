@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include "arch/riscv/csr.h"
+#include "kernel/hart.h"
 
 void timer_init_hart(void);
 bool timer_uses_sstc(void);

@@ -6,7 +6,7 @@
 #include "drivers/uart.h"
 #include "drivers/plic.h"
 #include "lib/format.h"
-#include "lib/spinlock.h"
+#include "kernel/spinlock.h"
 
 char klog_buf[KLOG_SIZE];
 volatile uint64_t klog_written;

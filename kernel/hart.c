@@ -79,6 +79,8 @@ static void answer_pings(struct hart *me)
 				continue;
 			unsigned from = w * 64 + b;
 			__atomic_fetch_or(&me->ping_seen[w], 1UL << b, __ATOMIC_RELEASE);
+			/* IPIs coalesce, so the count travels in memory and the IPI only wakes the pinger */
+			__atomic_fetch_add(&harts[from].pongs, 1, __ATOMIC_RELEASE);
 			ipi_send(from, IPI_PONG);
 		}
 	}
@@ -93,9 +95,7 @@ void ipi_handle(void)
 		hart_park();
 	if (reasons & IPI_PING)
 		answer_pings(me);
-	if (reasons & IPI_PONG)
-		__atomic_fetch_add(&me->pongs, 1, __ATOMIC_RELEASE);
-	/* IPI_CALL and IPI_WAKE only end a WFI: the idle loop or the waiter looks at its state */
+	/* IPI_PONG, IPI_CALL and IPI_WAKE only end a WFI: the waiter looks at the state it waits for */
 }
 
 bool hart_call(unsigned cpu, hart_fn fn, void *arg)

@@ -25,7 +25,7 @@ enum hart_state {
 enum ipi_reason {
 	IPI_CALL = 1 << 0, /* run the function in hart.call */
 	IPI_PING = 1 << 1, /* answer with IPI_PONG (ktest ipi) */
-	IPI_PONG = 1 << 2,
+	IPI_PONG = 1 << 2, /* a ping was answered (the count is in hart.pongs) */
 	IPI_STOP = 1 << 3, /* park for good */
 	IPI_WAKE = 1 << 4, /* only leave WFI and re-check what we wait for */
 };
@@ -61,6 +61,7 @@ struct hart {
 	uint64_t timer_irqs;
 	uint64_t ext_irqs;
 	uint64_t wfi_count;
+	uint64_t timer_deadline; /* what the hart's timer is armed for (UINT64_MAX: nothing) */
 	int start_error; /* SBI error of hart_start, 0 if fine */
 };
 

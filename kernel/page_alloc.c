@@ -8,7 +8,7 @@
 #include "kernel/config.h"
 #include "kernel/panic.h"
 #include "lib/string.h"
-#include "lib/spinlock.h"
+#include "kernel/spinlock.h"
 #include "kernel/shell.h"
 #include "kernel/console.h"
 

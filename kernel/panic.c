@@ -4,10 +4,13 @@
 #include "kernel/hart.h"
 #include "kernel/ksyms.h"
 #include "drivers/poweroff.h"
+#include "drivers/uart.h"
+#include "kernel/platform.h"
 #include "arch/riscv/csr.h"
 #include <stdarg.h>
 
 static volatile uint32_t panicking;
+static volatile int panicking_cpu = -1;
 
 static bool on_this_stack(uint64_t p)
 {
@@ -50,17 +53,42 @@ void backtrace_print(uint64_t pc, uint64_t fp, uint64_t ra)
 static void panic_enter(void)
 {
 	irq_disable();
-	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_ACQ_REL))
-		hart_park();
+	int me = this_hart() ? (int)this_cpu() : -2;
+	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_ACQ_REL)) {
+		if (panicking_cpu != me)
+			hart_park();
+		/* the panic path itself faulted: say so and stop, without trusting anything else */
+		static const char msg[] = "\nmosaic: nested panic; exiting\n";
+		for (const char *p = msg; *p; p++)
+			uart_putc(*p);
+		machine_exit(EXIT_PANIC);
+	}
+	panicking_cpu = me;
 	console_force();
 }
 
 static void panic_finish(void) __attribute__((noreturn));
 static void panic_finish(void)
 {
-	if (hart_count > 1)
+	unsigned stopped = 0, others = 0;
+	if (hart_count > 1) {
 		ipi_broadcast(IPI_STOP);
-	kprintf("mosaic: panic, other harts stopped; exiting with status %d\n", EXIT_PANIC);
+		/* give them a moment (100 ms of guest time) to park, then count */
+		uint64_t until = read_time() + plat.timebase_hz / 10;
+		for (;;) {
+			stopped = others = 0;
+			for (unsigned cpu = 0; cpu < hart_count; cpu++) {
+				if (&harts[cpu] == this_hart() || harts[cpu].state == HART_ABSENT ||
+				    harts[cpu].state == HART_FAILED)
+					continue;
+				others++;
+				stopped += harts[cpu].state == HART_STOPPED;
+			}
+			if (stopped == others || read_time() >= until)
+				break;
+		}
+	}
+	kprintf("mosaic: panic: %u of %u other harts stopped; exiting with status %d\n", stopped, others, EXIT_PANIC);
 	machine_exit(EXIT_PANIC);
 }
 

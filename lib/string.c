@@ -4,6 +4,11 @@
 void *memset(void *dst, int c, size_t n)
 {
 	unsigned char *d = dst;
+	if (((uintptr_t)d & 7) == 0) {
+		uint64_t word = 0x0101010101010101ULL * (unsigned char)c;
+		for (; n >= 8; n -= 8, d += 8)
+			*(uint64_t *)d = word;
+	}
 	while (n--)
 		*d++ = (unsigned char)c;
 	return dst;
@@ -84,6 +89,15 @@ char *strchr(const char *s, int c)
 		if (!*s)
 			return NULL;
 	}
+}
+
+char *strstr(const char *haystack, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *haystack; haystack++)
+		if (strncmp(haystack, needle, n) == 0)
+			return (char *)haystack;
+	return n == 0 ? (char *)haystack : NULL;
 }
 
 size_t strlcpy(char *dst, const char *src, size_t size)

@@ -1,10 +1,13 @@
 /*
- * Spinlocks for the few pieces of state that harts share (the console, the page
- * allocator, the kernel log). Holding one disables interrupts on this hart so a
- * trap handler can never spin on a lock its own hart holds.
+ * Locks for the few pieces of state that harts share (the console, the page
+ * allocator). Holding one disables interrupts on this hart so a trap handler can
+ * never wait for a lock its own hart holds. A waiter that does not get the lock
+ * quickly sleeps in WFI for a few microseconds between attempts: under QEMU's
+ * single-threaded TCG a spinning hart keeps the host CPU for its whole time slice
+ * and stalls every other hart, the lock holder included.
  */
-#ifndef LIB_SPINLOCK_H
-#define LIB_SPINLOCK_H
+#ifndef KERNEL_SPINLOCK_H
+#define KERNEL_SPINLOCK_H
 
 #include <stdint.h>
 #include <stdbool.h>

@@ -1,0 +1,145 @@
+"""Host-side helpers shared by scripts/mosaic-run, the test suite and the benchmarks.
+
+The QEMU command line is built here and only here, so `make qemu`, `make run`,
+`make test` and `make bench-*` always boot Mosaic the same way.
+"""
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_KERNEL = ROOT / "build" / "mosaic.elf"
+
+# Exit statuses of a run (the kernel's come from kernel/config.h).
+EXIT_TIMEOUT = 124
+EXIT_HARNESS = 125  # QEMU failed before the kernel printed anything
+
+
+def max_harts():
+    """MOSAIC_MAX_HARTS from kernel/config.h, the one source of truth."""
+    text = (ROOT / "kernel" / "config.h").read_text()
+    return int(re.search(r"#define MOSAIC_MAX_HARTS (\d+)", text).group(1))
+
+
+def check_harts(harts):
+    """Returns an error message for a hart count Mosaic cannot boot, or None."""
+    limit = max_harts()
+    if not 1 <= harts <= limit:
+        return (f"HARTS={harts} is outside 1..{limit}: QEMU's bundled OpenSBI 1.1 keeps a {limit}-bit "
+                f"hart mask and cannot start more harts")
+    return None
+
+
+def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", icount=False, mem="256M",
+                 gdb_port=None, interactive=False):
+    if accel not in ("single", "multi"):
+        raise ValueError(f"accel must be 'single' or 'multi', not {accel!r}")
+    cmd = ["qemu-system-riscv64", "-machine", "virt", "-bios", "default", "-kernel", str(kernel),
+           "-smp", str(harts), "-m", mem, "-no-reboot", "-accel", f"tcg,thread={accel}"]
+    if icount:
+        # one guest instruction = 1 ns; virtual time jumps over idle periods instead of sleeping
+        cmd += ["-icount", "shift=0,align=off,sleep=off"]
+    if interactive:
+        cmd += ["-nographic"]  # serial and monitor on the terminal; Ctrl-A X quits
+    else:
+        cmd += ["-display", "none", "-serial", "stdio", "-monitor", "none"]
+    if gdb_port is not None:
+        cmd += ["-S", "-gdb", f"tcp::{gdb_port}"]
+    cmd += ["-append", bootargs]
+    return cmd
+
+
+@dataclass
+class RunResult:
+    status: int
+    output: str
+    timed_out: bool
+    wall_s: float
+    marks: dict = field(default_factory=dict)  # regex -> host seconds since QEMU start of first match
+
+    @property
+    def lines(self):
+        return self.output.splitlines()
+
+
+def _kill_group(proc):
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=3)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks=(), started=None):
+    """Runs a non-interactive QEMU, streaming its serial output; QEMU never outlives this call.
+
+    echo: a callable given each output line as it arrives (or None).
+    input_text: text written to the serial port once the kernel printed its online line.
+    marks: regexes whose first matching line's host time is recorded.
+    started: a callable given the Popen object once QEMU runs (tests use it to attach GDB).
+    """
+    compiled = [(m, re.compile(m)) for m in marks]
+    found = {}
+    chunks = []
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    online = threading.Event()
+
+    def reader():
+        for raw in iter(proc.stdout.readline, b""):
+            line = raw.decode("utf-8", "replace").replace("\r", "")
+            now = time.monotonic() - t0
+            chunks.append(line)
+            for name, rx in compiled:
+                if name not in found and rx.search(line):
+                    found[name] = now
+            if "harts online" in line:
+                online.set()
+            if echo:
+                echo(line)
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    timed_out = False
+    try:
+        if started:
+            started(proc)
+        if input_text is not None:
+            if online.wait(timeout):
+                proc.stdin.write(input_text.encode())
+                proc.stdin.flush()
+        try:
+            proc.wait(timeout=max(0.0, timeout - (time.monotonic() - t0)))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+    finally:
+        _kill_group(proc)
+        thread.join(timeout=5)
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+    output = "".join(chunks)
+    wall = time.monotonic() - t0
+    if log_path:
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(log_path).write_text(f"# {' '.join(cmd)}\n{output}")
+    if timed_out:
+        status = EXIT_TIMEOUT
+    elif proc.returncode != 0 and "mosaic:" not in output:
+        status = EXIT_HARNESS
+    else:
+        status = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+    return RunResult(status=status, output=output, timed_out=timed_out, wall_s=wall, marks=found)

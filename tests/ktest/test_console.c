@@ -1,0 +1,56 @@
+/* ktest suite "console": lines printed by many harts at once never interleave (checked by the host test too). */
+#include "kernel/ktest.h"
+#include "kernel/hart.h"
+#include "kernel/console.h"
+#include "lib/format.h"
+#include "lib/string.h"
+
+#define LINES_PER_HART_MAX 8
+#define LINE_LEN 69
+/* as many lines as the kernel log can hold, so the check sees every one */
+#define LINES_PER_HART (hart_count * LINES_PER_HART_MAX * (LINE_LEN + 1) < KLOG_SIZE ? LINES_PER_HART_MAX : (int)(KLOG_SIZE / 2 / (LINE_LEN + 1) / hart_count))
+#define LINE_FMT "console-check cpu=%03u line=%d abcdefghijklmnopqrstuvwxyz0123456789 end"
+
+static void print_lines(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < LINES_PER_HART; i++)
+		kprintf(LINE_FMT "\n", this_cpu(), i);
+}
+
+KTEST(console, parallel_lines_stay_whole)
+{
+	uint64_t start = klog_written;
+	for (unsigned cpu = 0; cpu < hart_count; cpu++)
+		if (cpu != this_cpu())
+			KT_ASSERT(hart_call(cpu, print_lines, 0));
+	print_lines(0);
+	for (unsigned cpu = 0; cpu < hart_count; cpu++)
+		if (cpu != this_cpu())
+			hart_call_wait(cpu);
+	/* every line in the log since start must be one whole console-check line */
+	KT_ASSERT(klog_written - start < KLOG_SIZE);
+	unsigned lines = 0;
+	char line[128];
+	unsigned n = 0;
+	for (uint64_t i = start; i < klog_written; i++) {
+		char c = klog_buf[i % KLOG_SIZE];
+		if (c != '\n') {
+			KT_ASSERT(n < sizeof line - 1);
+			line[n++] = c;
+			continue;
+		}
+		line[n] = 0;
+		/* the line must be exactly what one hart printed: parse its cpu and number back */
+		unsigned cpu = (unsigned)((line[18] - '0') * 100 + (line[19] - '0') * 10 + (line[20] - '0'));
+		int num = line[27] - '0';
+		char want[128];
+		snprintf(want, sizeof want, LINE_FMT, cpu, num);
+		KT_ASSERT(strcmp(line, want) == 0);
+		KT_ASSERT(cpu < hart_count && num < LINES_PER_HART);
+		KT_ASSERT(n == LINE_LEN);
+		lines++;
+		n = 0;
+	}
+	KT_ASSERT_EQ(lines, hart_count * (unsigned)LINES_PER_HART);
+}

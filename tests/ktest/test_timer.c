@@ -1,0 +1,63 @@
+/* ktest suite "timer": sleeping in WFI wakes on the timer interrupt, on time, on every hart. */
+#include "kernel/ktest.h"
+#include "kernel/hart.h"
+#include "kernel/console.h"
+#include "drivers/timer.h"
+
+/* Upper bound on lateness: generous, because without -icount guest time follows the host,
+ * which also runs up to 127 other harts on two cores. */
+#define SLEEP_US 10000
+#define LATE_US_MAX 20000
+
+struct sleep_result {
+	uint64_t slept_us;
+	uint64_t irqs;
+};
+static struct sleep_result results[MOSAIC_MAX_HARTS];
+
+static void sleep_once(void *arg)
+{
+	struct sleep_result *r = arg;
+	uint64_t irqs = this_hart()->timer_irqs;
+	uint64_t t0 = timer_now();
+	timer_sleep_us(SLEEP_US);
+	r->slept_us = timer_ticks_to_us(timer_now() - t0);
+	r->irqs = this_hart()->timer_irqs - irqs;
+}
+
+KTEST(timer, sleep_10ms_on_boot_hart)
+{
+	struct sleep_result r;
+	sleep_once(&r);
+	kprintf("ktest:   boot hart slept %lu us for %d us (%s timer)\n", r.slept_us, SLEEP_US,
+		timer_uses_sstc() ? "sstc" : "sbi");
+	KT_ASSERT(r.slept_us >= SLEEP_US);
+	KT_ASSERT(r.slept_us < SLEEP_US + LATE_US_MAX);
+	KT_ASSERT(r.irqs >= 1); /* woken by the interrupt, not by spinning */
+}
+
+KTEST(timer, sleep_10ms_on_every_hart_at_once)
+{
+	for (unsigned cpu = 0; cpu < hart_count; cpu++)
+		if (cpu != this_cpu())
+			KT_ASSERT(hart_call(cpu, sleep_once, &results[cpu]));
+	sleep_once(&results[this_cpu()]);
+	uint64_t worst = 0;
+	for (unsigned cpu = 0; cpu < hart_count; cpu++) {
+		if (cpu != this_cpu())
+			hart_call_wait(cpu);
+		KT_ASSERT(results[cpu].slept_us >= SLEEP_US);
+		KT_ASSERT(results[cpu].slept_us < SLEEP_US + LATE_US_MAX);
+		KT_ASSERT(results[cpu].irqs >= 1);
+		if (results[cpu].slept_us > worst)
+			worst = results[cpu].slept_us;
+	}
+	kprintf("ktest:   %u harts slept %d us, the latest woke after %lu us\n", hart_count, SLEEP_US, worst);
+}
+
+KTEST(timer, deadline_in_the_past_returns_at_once)
+{
+	uint64_t t0 = timer_now();
+	timer_sleep_until(t0 > 10 ? t0 - 10 : 0);
+	KT_ASSERT(timer_ticks_to_us(timer_now() - t0) < LATE_US_MAX);
+}
