@@ -1,0 +1,173 @@
+"""GDB against a halted QEMU, the way `make qemu-gdb` + `make gdb` run it.
+
+QEMU starts with -S and a GDB stub on a free port; gdb-multiarch attaches in
+batch mode with scripts/gdb/mosaic.gdb, stops a secondary hart, looks at the
+threads, the backtrace and mosaic-harts, backtraces an interrupt handler through
+its trap frame, then stops the boot hart once the log has content and reads it
+with mosaic-log and mosaic-bootargs. QEMU is killed at the end
+whatever happens (mosaiclib.run_qemu does it in a finally); gdb's own output
+is kept in build/test-logs/<test>.gdb.log.
+"""
+import re
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LOG_DIR = ROOT / "build" / "test-logs"
+GDB = "gdb-multiarch"
+GDB_SCRIPT = ROOT / "scripts" / "gdb" / "mosaic.gdb"
+KERNEL = ROOT / "build" / "mosaic.elf"
+GDB_TIMEOUT = 40  # seconds for the whole gdb session
+QEMU_TIMEOUT = 60  # includes the gdb session: QEMU is halted until gdb lets it run
+MARK = "@@@ "  # printed by the gdb script between steps, to cut its output into sections
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def gdb_batch(steps, log_path, extra_args=(), cwd=ROOT, timeout=GDB_TIMEOUT):
+    """Runs gdb-multiarch -batch with mosaic.gdb and the given (label, command) steps.
+
+    Returns {label: output of that step}; the full output goes to log_path.
+    """
+    cmd = [GDB, "-batch", "-nx", "-x", str(GDB_SCRIPT), *extra_args]
+    for label, step in steps:
+        cmd += ["-ex", f"echo {MARK}{label}\\n", "-ex", step]
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout)
+        out = p.stdout.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode("utf-8", "replace") + f"\n[gdb killed after {timeout} s]\n"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_path.write_text("# " + " ".join(cmd) + "\n" + out)
+    sections = {}
+    for chunk in out.split(MARK)[1:]:
+        label, _, body = chunk.partition("\n")
+        sections[label] = body
+    return sections
+
+
+def log_name(request, suffix):
+    return LOG_DIR / (re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name) + suffix)
+
+
+@pytest.mark.parametrize("harts", [4, 8])
+def test_gdb_session(boot, request, harts):
+    port = free_port()  # QEMU binds it a moment later; on a clash the boot is retried with another
+    gdb_log = log_name(request, ".gdb.log")
+    steps = [
+        ("connect", f"target remote :{port}"),
+        ("break1", "break hart_secondary_main"),
+        ("cont1", "continue"),
+        ("threads", "info threads"),
+        ("bt", "bt"),
+        ("harts", "mosaic-harts"),
+        ("break2", "delete"),
+        ("break2b", "break ipi_handle"),  # the boot hart's wake-up IPI at the end of bring-up
+        ("cont2", "continue"),
+        ("trapbt", "bt"),
+        ("break3", "delete"),
+        ("break3b", "break shell_run_script"),
+        ("cont3", "continue"),
+        ("log", "mosaic-log"),
+        ("logtail", "mosaic-log 40"),
+        ("bootargs", "mosaic-bootargs"),
+        ("detach", "detach"),
+    ]
+    sections = {}
+    qemu = {}
+
+    def attach(proc):
+        qemu["proc"] = proc
+        sections.update(gdb_batch(steps, gdb_log, extra_args=[str(KERNEL)]))
+
+    for _ in range(3):
+        try:
+            result = boot(harts=harts, bootargs="cmd=harts", gdb_port=port, started=attach, timeout=QEMU_TIMEOUT)
+        finally:
+            proc = qemu.get("proc")
+            if proc is not None and proc.poll() is None:  # run_qemu kills it already; never leave one behind
+                proc.kill()
+                proc.wait()
+        if "Address already in use" not in result.output:
+            break
+        port = free_port()  # someone took the port between free_port() and QEMU's bind: try another
+        steps[0] = ("connect", f"target remote :{port}")
+        sections.clear()
+    where = f"(gdb output in {gdb_log})"
+
+    # stopped on a secondary hart, in hart_secondary_main
+    hit = re.search(r"Thread (\d+) hit Breakpoint 1, hart_secondary_main", sections.get("cont1", ""))
+    assert hit, f"no stop in hart_secondary_main {where}"
+    stopped_hartid = int(hit.group(1)) - 1  # QEMU vCPU k (= hart id on virt) is GDB thread k+1
+
+    # every hart is a thread
+    threads = re.findall(r"^\*?\s+(\d+)\s+Thread 1\.\d+ ", sections["threads"], re.M)
+    assert sorted(map(int, threads)) == list(range(1, harts + 1)), f"info threads {where}"
+
+    bt = sections["bt"]
+    assert "hart_secondary_main" in bt and "secondary_entry" in bt, f"bt {where}"
+
+    # mosaic-harts: one row per hart, one boot cpu, the stopped hart's pc in hart_secondary_main
+    rows = re.findall(r"^([* ])\s*(\d+)\s+(\d+)\s+(\w+)\s+(ok|-)\s+\d+\s+\d+\s+\d+\s+(\d+|-)\s*(.*)$",
+                      sections["harts"], re.M)
+    assert [int(r[1]) for r in rows] == list(range(harts)), f"mosaic-harts rows {where}"
+    assert sum(r[0] == "*" for r in rows) == 1, f"mosaic-harts boot mark {where}"
+    boot_row = next(r for r in rows if r[0] == "*")
+    assert boot_row[3] == "online" and boot_row[4] == "ok", f"boot hart not online {where}"
+    stopped = next(r for r in rows if int(r[2]) == stopped_hartid)
+    assert stopped[0] == " " and stopped[3] == "starting", f"stopped hart's row {where}"
+    assert int(stopped[5]) == stopped_hartid + 1 and "hart_secondary_main" in stopped[6], \
+        f"stopped hart's thread/pc {where}"
+
+    # in an interrupt handler, bt goes on through the trap frame into the interrupted code
+    assert "hit Breakpoint 2, ipi_handle" in sections["cont2"], f"no stop in ipi_handle {where}"
+    frames = re.findall(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(\w+) ", sections["trapbt"], re.M)
+    assert frames[:3] == ["ipi_handle", "trap_handler", "trap_vector"], f"bt in ipi_handle {where}"
+    # the interrupted code (the boot hart waiting in smp_bring_up) and on to the hart's entry point
+    assert "_start" in frames[3:] or "secondary_entry" in frames[3:], f"bt through the trap frame {where}"
+
+    # later, on the boot hart: the log holds the bring-up report
+    assert "hit Breakpoint 3, shell_run_script" in sections["cont3"], f"no stop in shell_run_script {where}"
+    log = sections["log"]
+    assert f"mosaic: {harts}/{harts} harts online" in log, f"mosaic-log {where}"
+    assert log.index("mosaic: booting") < log.index("harts online"), f"mosaic-log order {where}"
+    tail = sections["logtail"].rstrip("\n")
+    assert len(tail) <= 40 and tail and log.rstrip("\n").endswith(tail), f"mosaic-log 40 {where}"
+
+    boot_args = sections["bootargs"]
+    assert "bootargs: 'shell=0 cmd=harts'" in boot_args, f"mosaic-bootargs line {where}"
+    assert re.search(r"^\s+cmd\s+str\s+'harts'", boot_args, re.M), f"mosaic-bootargs cmd {where}"
+    assert re.search(r"^\s+shell\s+u64\s+0\s", boot_args, re.M), f"mosaic-bootargs shell {where}"
+
+    # after detach the kernel ran on to the end of its boot command
+    assert result.status == 0, f"QEMU status {result.status} after detach {where}"
+    assert "mosaic: done, status 0" in result.output
+
+
+def test_gdb_script_without_target(request, tmp_path):
+    """mosaic.gdb from another directory, without the ELF argument: it finds mosaic.py and the kernel itself."""
+    steps = [
+        ("file", "python print('progspace', gdb.current_progspace().filename)"),
+        ("help", "help user-defined"),
+        ("helplog", "help mosaic-log"),
+        ("ring", "python print('ring', ring_spans(10, 8), ring_spans(5, 8), ring_spans(20, 8, 3), "
+                 "ring_spans(16, 8, 100), ring_spans(0, 8))"),
+        ("log", "mosaic-log"),
+    ]
+    sections = gdb_batch(steps, log_name(request, ".gdb.log"), cwd=tmp_path)
+    assert f"progspace {KERNEL}" in sections.get("file", ""), sections
+    for name in ("mosaic-harts", "mosaic-log", "mosaic-bootargs"):
+        assert name + " -- " in sections["help"]
+    assert "Usage: mosaic-log [N]" in sections["helplog"]
+    # ring_spans: (offset, length) pieces of the ring, oldest first
+    assert ("ring [(2, 6), (0, 2)] [(0, 5)] [(1, 3)] [(0, 8)] []") in sections["ring"]
+    assert "not attached to QEMU" in sections["log"]
+
