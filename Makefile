@@ -8,6 +8,8 @@ MEM      ?= 256M
 TIMEOUT  ?= 120
 GDBPORT  ?= $(shell echo $$((26000 + $$(id -u) % 5000)))
 PYTEST_ARGS ?=
+# handed to recipes through the environment, so quotes inside BOOTARGS survive
+export BOOTARGS
 
 CROSS    ?= riscv64-unknown-elf-
 CC       := $(CROSS)gcc
@@ -74,17 +76,17 @@ $(KERNEL): $(OBJS) linker.ld scripts/gen-ksyms
 	@echo "built $@ (disassembly $(BUILD)/mosaic.asm, symbols $(BUILD)/mosaic.sym)"
 
 qemu: check-harts all
-	$(RUN) --interactive --bootargs "$(BOOTARGS)"
+	$(RUN) --interactive --bootargs "$$BOOTARGS"
 
 qemu-gdb: check-harts all
 	@echo "QEMU is halted with a GDB stub on port $(GDBPORT). In another terminal: make gdb GDBPORT=$(GDBPORT)"
-	$(RUN) --interactive --gdb $(GDBPORT) --bootargs "$(BOOTARGS)"
+	$(RUN) --interactive --gdb $(GDBPORT) --bootargs "$$BOOTARGS"
 
 gdb:
 	$(GDB) -q -x scripts/gdb/mosaic.gdb -ex "target remote :$(GDBPORT)" $(KERNEL)
 
 run: check-harts all
-	$(RUN) --timeout $(TIMEOUT) --log $(BUILD)/run.log --bootargs "$(BOOTARGS)"
+	$(RUN) --timeout $(TIMEOUT) --log $(BUILD)/run.log --bootargs "$$BOOTARGS"
 
 test: all
 	python3 -m pytest tests $(PYTEST_ARGS)

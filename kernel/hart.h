@@ -44,7 +44,7 @@ struct hart {
 	void *kstack_base;
 
 	/* shared: written by others */
-	volatile int state;
+	volatile enum hart_state state;
 	volatile uint64_t checkin;      /* HART_CHECKIN_MAGIC | hartid, written by the hart itself */
 	volatile uint32_t ipi_pending;  /* enum ipi_reason bits, set atomically by senders */
 	volatile hart_fn call_fn;       /* work sent with hart_call, run outside trap context */

@@ -27,15 +27,30 @@ static void print_frame(int n, uint64_t pc)
 	kprintf("  #%d %016lx %s+0x%lx\n", n, pc, name ? name : "??", off);
 }
 
+static bool same_function(uint64_t a, uint64_t b)
+{
+	const char *fa = ksym_lookup(a, 0);
+	return fa && fa == ksym_lookup(b, 0);
+}
+
+/*
+ * Walks the frame-pointer chain (GCC, -fno-omit-frame-pointer: the return address at
+ * fp-8, the caller's fp at fp-16). When called from a trap, ra may name a caller the
+ * chain misses: a leaf function saves only the caller's fp (at fp-8), and a function
+ * that faults in its prologue has not set up its frame yet.
+ */
 void backtrace_print(uint64_t pc, uint64_t fp, uint64_t ra)
 {
 	kprintf("backtrace:\n");
 	int n = 0;
 	print_frame(n++, pc);
-	/* A leaf function's frame (GCC, -fno-omit-frame-pointer) holds only the caller's fp at fp-8. */
-	if (ra && on_this_stack(fp) && on_this_stack(*(uint64_t *)(fp - 8)) && !ksym_lookup(*(uint64_t *)(fp - 8), 0)) {
-		print_frame(n++, ra - 4);
-		fp = *(uint64_t *)(fp - 8);
+	if (ra && ksym_lookup(ra, 0) && !same_function(ra, pc)) {
+		uint64_t saved = on_this_stack(fp) ? *(uint64_t *)(fp - 8) : 0;
+		if (saved != ra) {
+			print_frame(n++, ra - 4);
+			if (on_this_stack(saved) && saved > fp)
+				fp = saved; /* leaf frame: step to the caller's */
+		}
 	}
 	while (n < 32 && on_this_stack(fp)) {
 		uint64_t ret = *(uint64_t *)(fp - 8);
@@ -110,7 +125,9 @@ void panic(const char *fmt, ...)
 	vkprintf(fmt, ap);
 	va_end(ap);
 	kprintf("\n");
-	backtrace_print((uint64_t)__builtin_return_address(0) - 4, (uint64_t)read_fp(), 0);
+	/* start at panic's caller: the call site, then the caller's own frame chain */
+	uint64_t fp = (uint64_t)read_fp();
+	backtrace_print((uint64_t)__builtin_return_address(0) - 4, *(uint64_t *)(fp - 16), 0);
 	panic_finish();
 }
 

@@ -36,8 +36,9 @@ void hart_secondary_main(struct hart *h)
 	h->checkin = HART_CHECKIN_MAGIC | h->hartid;
 	__atomic_store_n(&h->state, HART_ONLINE, __ATOMIC_RELEASE);
 	irq_enable();
-	if (__atomic_add_fetch(&harts_checked_in, 1, __ATOMIC_ACQ_REL) == harts_expected)
-		ipi_send(boot_cpu, IPI_WAKE);
+	/* every check-in wakes the boot hart, which re-counts: no hart needs to know the total */
+	__atomic_add_fetch(&harts_checked_in, 1, __ATOMIC_ACQ_REL);
+	ipi_send(boot_cpu, IPI_WAKE);
 	hart_idle_loop();
 }
 
@@ -82,7 +83,7 @@ unsigned smp_bring_up(uint64_t timeout_ms)
 			online++;
 			continue;
 		}
-		if (h->state == HART_STARTING) {
+		if (cpu != boot_cpu && h->state != HART_FAILED) { /* started, but silent */
 			h->state = HART_FAILED;
 			kprintf("mosaic: hart %u did not come online within %lu ms\n", h->hartid, timeout_ms);
 		}

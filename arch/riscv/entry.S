@@ -7,6 +7,8 @@
 	.section .text.entry, "ax"
 	.globl _start
 _start:
+	.cfi_startproc
+	.cfi_undefined ra /* the outermost frame: debuggers stop unwinding here */
 	/* OpenSBI fw_dynamic: a0 = hart id (any hart can win the lottery), a1 = device tree */
 	csrw sie, zero
 	li tp, 0
@@ -21,10 +23,13 @@ _start:
 	call kmain
 3:	wfi
 	j 3b
+	.cfi_endproc
 
 	.text
 	.globl secondary_entry
 secondary_entry:
+	.cfi_startproc
+	.cfi_undefined ra
 	/* SBI hart_start: a0 = hart id, a1 = opaque = this hart's struct hart (kstack_top first) */
 	csrw sie, zero
 	mv tp, a1
@@ -34,6 +39,7 @@ secondary_entry:
 	call hart_secondary_main
 1:	wfi
 	j 1b
+	.cfi_endproc
 
 	.align 4
 	.globl trap_vector
