@@ -23,14 +23,15 @@ struct bootarg {
 	const char *help;
 };
 
-#define BOOTARG_U64(name, var, lo, hi, helptext)                                            \
-	static const struct bootarg __bootarg_##var __attribute__((used, section(".bootargs"), \
-								   aligned(8))) = {           \
-		.key = name, .type = BOOTARG_TYPE_U64, .value = &var, .min = lo, .max = hi, .help = helptext}
-#define BOOTARG_STR(name, var, helptext)                                                    \
-	static const struct bootarg __bootarg_##var __attribute__((used, section(".bootargs"), \
-								   aligned(8))) = {           \
-		.key = name, .type = BOOTARG_TYPE_STR, .value = var, .help = helptext}
+#define BOOTARG_CAT2(a, b) a##b
+#define BOOTARG_CAT(a, b) BOOTARG_CAT2(a, b)
+#define BOOTARG_DECL static const struct bootarg BOOTARG_CAT(__bootarg_, __LINE__) \
+	__attribute__((used, section(".bootargs"), aligned(8)))
+/* var may be any lvalue (a variable or a struct field) */
+#define BOOTARG_U64(name, var, lo, hi, helptext) \
+	BOOTARG_DECL = {.key = name, .type = BOOTARG_TYPE_U64, .value = &(var), .min = lo, .max = hi, .help = helptext}
+#define BOOTARG_STR(name, var, helptext) \
+	BOOTARG_DECL = {.key = name, .type = BOOTARG_TYPE_STR, .value = var, .help = helptext}
 
 typedef void (*bootarg_error_fn)(const char *msg);
 

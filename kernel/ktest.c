@@ -2,6 +2,7 @@
 #include "kernel/ktest.h"
 #include "kernel/console.h"
 #include "kernel/shell.h"
+#include "kernel/hart.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
 #include "lib/format.h"
@@ -41,6 +42,32 @@ static bool selected(const struct ktest *t, const char *spec)
 		p += len + (end ? 1 : 0);
 	}
 	return false;
+}
+
+bool ktest_run_on(const uint16_t *cores, unsigned n, void (*fn)(void *), void *arg)
+{
+	bool ok = true, self = false;
+	unsigned me = this_cpu();
+	for (unsigned i = 0; i < n; i++) {
+		if (cores[i] == me)
+			self = true;
+		else if (!hart_call(cores[i], fn, arg))
+			ok = false;
+	}
+	if (self)
+		fn(arg);
+	for (unsigned i = 0; i < n; i++)
+		if (cores[i] != me)
+			hart_call_wait(cores[i]);
+	return ok;
+}
+
+bool ktest_run_on_all(void (*fn)(void *), void *arg)
+{
+	uint16_t cores[MOSAIC_MAX_HARTS];
+	for (unsigned i = 0; i < hart_count; i++)
+		cores[i] = (uint16_t)i;
+	return ktest_run_on(cores, hart_count, fn, arg);
 }
 
 int ktest_run(const char *spec)

@@ -54,6 +54,12 @@ void ktest_fail(struct ktest_ctx *kt, const char *file, int line, const char *fm
 		}                                                                                        \
 	} while (0)
 
+/* Runs fn(arg) on every listed core at once (the caller's own core too, if listed) and waits
+ * for all; false if a core could not take the call. For tests that need many harts. */
+bool ktest_run_on(const uint16_t *cores, unsigned n, void (*fn)(void *), void *arg);
+/* The same on every online core. */
+bool ktest_run_on_all(void (*fn)(void *), void *arg);
+
 /* Runs "all" or a comma-separated list of suites; returns failures, or -1 for an unknown suite. */
 int ktest_run(const char *spec);
 /* Prints the registered suites. */

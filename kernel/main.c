@@ -18,6 +18,7 @@
 #include "drivers/uart.h"
 #include "drivers/timer.h"
 #include "drivers/poweroff.h"
+#include "drivers/noc/noc.h"
 
 extern char boot_stack[], boot_stack_top[];
 
@@ -107,6 +108,10 @@ void kmain(uint64_t hartid, const void *fdt)
 	unsigned online = smp_bring_up(boot_timeout_ms);
 	kprintf("mosaic: %u/%u harts online\n", online, plat.dt_harts);
 	kprintf("mosaic: bring-up took %lu us of guest time\n", timer_ticks_to_us(bringup_done_time - boot_entry_time));
+	const char *noc_err = noc_init();
+	if (noc_err)
+		report_bootarg_error(noc_err);
+	kprintf("mosaic: NoC %ux%u mesh, %lu-slot mailboxes\n", mesh.w, mesh.h, noc_params.depth);
 
 	console_enable_input_irq();
 	int status = run_boot_actions(online);

@@ -1,0 +1,125 @@
+/* Mesh geometry and XY routing; pure functions over the table built at boot. */
+#include "drivers/noc/mesh.h"
+#include "kernel/platform.h"
+#include "lib/string.h"
+#include "lib/format.h"
+
+struct mesh mesh;
+struct mesh_tile mesh_tiles[MOSAIC_MAX_HARTS];
+
+void mesh_default_shape(unsigned n, unsigned *w, unsigned *h)
+{
+	unsigned best = 1;
+	for (unsigned d = 1; d * d <= n; d++)
+		if (n % d == 0)
+			best = d;
+	*h = best;
+	*w = n / best;
+}
+
+static bool parse_shape(const char *spec, unsigned *w, unsigned *h)
+{
+	const char *x = strchr(spec, 'x');
+	uint64_t a, b;
+	if (!x || !parse_u64_n(spec, (size_t)(x - spec), &a) || !parse_u64(x + 1, &b) || a == 0 || b == 0 ||
+	    a > MOSAIC_MAX_HARTS || b > MOSAIC_MAX_HARTS)
+		return false;
+	*w = (unsigned)a;
+	*h = (unsigned)b;
+	return true;
+}
+
+const char *mesh_init(const char *spec, unsigned cores, char *err, unsigned errlen)
+{
+	unsigned w, h;
+	if (spec && spec[0]) {
+		if (!parse_shape(spec, &w, &h)) {
+			snprintf(err, errlen, "mesh: '%s' is not WxH (for example mesh=6x6)", spec);
+			return err;
+		}
+		if (w * h != cores) {
+			unsigned dw, dh;
+			mesh_default_shape(cores, &dw, &dh);
+			snprintf(err, errlen, "mesh: %ux%u has %u tiles but there are %u harts (try mesh=%ux%u, or HARTS=%u)",
+				 w, h, w * h, cores, dw, dh, w * h);
+			return err;
+		}
+	} else {
+		mesh_default_shape(cores, &w, &h);
+	}
+	mesh.w = w;
+	mesh.h = h;
+	mesh.cores = cores;
+	for (unsigned c = 0; c < cores; c++)
+		mesh_tiles[c] = (struct mesh_tile){.x = (uint16_t)(c % w), .y = (uint16_t)(c / w), .hartid = plat.hartids[c]};
+	return 0;
+}
+
+static unsigned absdiff(unsigned a, unsigned b) { return a > b ? a - b : b - a; }
+
+unsigned mesh_hops(unsigned src, unsigned dst)
+{
+	return absdiff(mesh_tiles[src].x, mesh_tiles[dst].x) + absdiff(mesh_tiles[src].y, mesh_tiles[dst].y);
+}
+
+unsigned mesh_route(unsigned src, unsigned dst, unsigned *links, unsigned max)
+{
+	unsigned x = mesh_tiles[src].x, y = mesh_tiles[src].y;
+	unsigned tx = mesh_tiles[dst].x, ty = mesh_tiles[dst].y;
+	unsigned n = 0;
+	while (x != tx) {
+		enum mesh_dir d = tx > x ? MESH_EAST : MESH_WEST;
+		if (n < max)
+			links[n] = mesh_link(mesh_core_at(x, y), d);
+		n++;
+		x = tx > x ? x + 1 : x - 1;
+	}
+	while (y != ty) {
+		enum mesh_dir d = ty > y ? MESH_SOUTH : MESH_NORTH;
+		if (n < max)
+			links[n] = mesh_link(mesh_core_at(x, y), d);
+		n++;
+		y = ty > y ? y + 1 : y - 1;
+	}
+	return n;
+}
+
+unsigned mesh_link_target(unsigned link)
+{
+	unsigned from = link / MESH_DIRS, x = mesh_tiles[from].x, y = mesh_tiles[from].y;
+	switch ((enum mesh_dir)(link % MESH_DIRS)) {
+	case MESH_EAST: return mesh_core_at(x + 1, y);
+	case MESH_WEST: return mesh_core_at(x - 1, y);
+	case MESH_NORTH: return mesh_core_at(x, y - 1);
+	default: return mesh_core_at(x, y + 1);
+	}
+}
+
+const char *mesh_dir_name(enum mesh_dir d)
+{
+	static const char *const names[] = {"east", "west", "north", "south"};
+	return d < MESH_DIRS ? names[d] : "?";
+}
+
+unsigned mesh_centre_of(const uint16_t *cores, unsigned n)
+{
+	/* minimise the largest hop distance to any member (eccentricity), then the sum */
+	unsigned best = cores[0];
+	uint64_t best_ecc = UINT64_MAX, best_sum = UINT64_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t ecc = 0, sum = 0;
+		for (unsigned j = 0; j < n; j++) {
+			unsigned d = mesh_hops(cores[i], cores[j]);
+			sum += d;
+			if (d > ecc)
+				ecc = d;
+		}
+		if (ecc < best_ecc || (ecc == best_ecc && sum < best_sum) ||
+		    (ecc == best_ecc && sum == best_sum && cores[i] < best)) {
+			best = cores[i];
+			best_ecc = ecc;
+			best_sum = sum;
+		}
+	}
+	return best;
+}

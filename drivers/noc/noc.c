@@ -1,0 +1,215 @@
+/*
+ * The emulated NoC: mailboxes with credits, and the XY wormhole timing model.
+ *
+ * A message of L bytes sent from s to d at time t becomes visible at d at
+ *   t + t_inject + h(s,d) * t_hop + ceil(L / flit_bytes) * t_flit + link waits.
+ * Walking the XY route, the head reaches link i at time a_i; if the link is booked
+ * until b > a_i the head waits until b. The link is then booked from the head's
+ * arrival until the tail has crossed it (a_i + flits * t_flit), and the head moves
+ * on t_hop later. Two flows that share a link therefore delay each other; flows on
+ * disjoint links do not. Messages between one pair never overtake each other.
+ */
+#include "drivers/noc/noc.h"
+#include "drivers/timer.h"
+#include "kernel/hart.h"
+#include "kernel/bootargs.h"
+#include "kernel/console.h"
+#include "kernel/errno.h"
+#include "kernel/kheap.h"
+#include "kernel/platform.h"
+#include "lib/string.h"
+
+struct noc_params noc_params = {
+	.t_inject_ns = NOC_T_INJECT_NS_DEFAULT,
+	.t_hop_ns = NOC_T_HOP_NS_DEFAULT,
+	.t_flit_ns = NOC_T_FLIT_NS_DEFAULT,
+	.flit_bytes = NOC_FLIT_BYTES_DEFAULT,
+	.depth = NOC_MAILBOX_DEPTH_DEFAULT,
+	.check_xsend = 1,
+};
+BOOTARG_U64("noc_t_inject", noc_params.t_inject_ns, 0, 1000000000, "NoC: injection time of a message, ns");
+BOOTARG_U64("noc_t_hop", noc_params.t_hop_ns, 0, 1000000000, "NoC: head latency per hop, ns");
+BOOTARG_U64("noc_t_flit", noc_params.t_flit_ns, 0, 1000000000, "NoC: time of one flit on one link, ns");
+BOOTARG_U64("noc_flit_bytes", noc_params.flit_bytes, 1, 4096, "NoC: payload bytes per flit");
+BOOTARG_U64("noc_depth", noc_params.depth, 1, NOC_MAILBOX_DEPTH_MAX, "NoC: mailbox slots (credits) per core");
+BOOTARG_U64("noc_check_xsend", noc_params.check_xsend, 0, 1, "NoC: check xsend's rules R2/R3 at run time");
+
+static char mesh_spec[BOOTARG_STR_MAX];
+BOOTARG_STR("mesh", mesh_spec, "mesh geometry WxH (default: the most square W x H with W >= H)");
+
+struct noc_mailbox noc_mailboxes[MOSAIC_MAX_HARTS];
+struct noc_link_stats noc_links[MESH_MAX_LINKS];
+struct noc_core_stats noc_core_stats[MOSAIC_MAX_HARTS];
+
+/* Private to the sending core: row src is only touched by core src. */
+static uint64_t last_delivery_ns[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS];
+static uint32_t next_seq[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS];
+
+/* The link table is the network's shared state: one lock books a whole route atomically. */
+static struct spinlock net_lock = SPINLOCK_INIT("noc-links");
+
+const char *noc_init(void)
+{
+	static char err[160];
+	const char *bad = mesh_init(mesh_spec, hart_count, err, sizeof err);
+	if (bad)
+		mesh_init("", hart_count, 0, 0); /* report, and carry on with the default shape */
+	for (unsigned c = 0; c < hart_count; c++) {
+		struct noc_mailbox *mb = &noc_mailboxes[c];
+		mb->lock = (struct spinlock)SPINLOCK_INIT("mailbox");
+		mb->slots = kmalloc(noc_params.depth * sizeof(struct noc_slot));
+		if (!mb->slots)
+			return "noc: no memory for the mailboxes";
+		memset(mb->slots, 0, noc_params.depth * sizeof(struct noc_slot));
+	}
+	return bad;
+}
+
+uint64_t noc_now_ns(void) { return timer_ticks_to_ns(timer_now()); }
+
+uint64_t noc_model_ns(unsigned hops, uint32_t len)
+{
+	return noc_params.t_inject_ns + hops * noc_params.t_hop_ns + noc_flits(len) * noc_params.t_flit_ns;
+}
+
+/* Books the route and returns the delivery time; *wait_ns gets the time spent on busy links. */
+static uint64_t book_route(unsigned src, unsigned dst, uint32_t flits, uint64_t now, bool xsend, uint64_t *wait_ns,
+			   unsigned *hops_out, bool *r3_broken)
+{
+	unsigned links[2 * MOSAIC_MAX_HARTS];
+	unsigned hops = mesh_route(src, dst, links, sizeof links / sizeof links[0]);
+	uint64_t hold = flits * noc_params.t_flit_ns;
+	uint64_t t = now + noc_params.t_inject_ns, waited = 0;
+	uint64_t s = spin_lock(&net_lock);
+	for (unsigned i = 0; i < hops; i++) {
+		struct noc_link_stats *l = &noc_links[links[i]];
+		if (xsend && l->busy_until_ns > now)
+			*r3_broken = true;
+		uint64_t start = t > l->busy_until_ns ? t : l->busy_until_ns;
+		waited += start - t;
+		l->wait_ns += start - t;
+		l->busy_until_ns = start + hold;
+		l->messages++;
+		l->flits += flits;
+		l->busy_ns += hold;
+		t = start + noc_params.t_hop_ns;
+	}
+	spin_unlock(&net_lock, s);
+	*wait_ns = waited;
+	*hops_out = hops;
+	return t + hold;
+}
+
+void noc_wake(unsigned core)
+{
+	fence();
+	if (noc_mailboxes[core].sleeping)
+		ipi_send(core, IPI_WAKE);
+}
+
+static void report_xsend(unsigned src, unsigned dst, const char *rule)
+{
+	noc_core_stats[src].xsend_violations++;
+	if (noc_core_stats[src].xsend_violations <= 3)
+		kprintf("noc: xsend %u -> %u breaks %s; use send (flow control) for this pattern\n", src, dst, rule);
+}
+
+int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const void *body, uint32_t len, bool xsend)
+{
+	if (dst >= mesh.cores)
+		return -ENXIO;
+	if (len > NOC_MAX_BODY)
+		return -EMSGSIZE;
+	uint8_t *big = 0;
+	if (len > NOC_INLINE_BODY) {
+		big = kmalloc(len);
+		if (!big)
+			return -ENOMEM;
+		memcpy(big, body, len);
+	}
+	struct noc_mailbox *mb = &noc_mailboxes[dst];
+	uint64_t s = spin_lock(&mb->lock);
+	struct noc_slot *slot = 0;
+	for (unsigned i = 0; i < noc_params.depth && !slot; i++)
+		if (!mb->slots[i].used)
+			slot = &mb->slots[i];
+	if (!slot) {
+		spin_unlock(&mb->lock, s);
+		kfree(big);
+		noc_core_stats[src].credit_stalls++;
+		return -EBUSY;
+	}
+	uint64_t now = noc_now_ns(), wait_ns;
+	unsigned hops;
+	bool r2 = false, r3 = false;
+	if (xsend && noc_params.check_xsend)
+		for (unsigned i = 0; i < noc_params.depth; i++)
+			if (mb->slots[i].used && mb->slots[i].h.src != src && mb->slots[i].h.t_deliver_ns > now)
+				r2 = true;
+	uint64_t deliver = book_route(src, dst, noc_flits(len), now, xsend && noc_params.check_xsend, &wait_ns, &hops, &r3);
+	if (deliver < last_delivery_ns[src][dst])
+		deliver = last_delivery_ns[src][dst]; /* never overtake an earlier message of the pair */
+	last_delivery_ns[src][dst] = deliver;
+	slot->h = (struct noc_header){.src = (uint16_t)src, .dst = (uint16_t)dst, .type = type,
+				      .flags = xsend ? NOC_FLAG_XSEND : 0, .tag = tag, .len = len,
+				      .seq = next_seq[src][dst]++, .hops = hops, .t_send_ns = now,
+				      .t_deliver_ns = deliver, .t_wait_ns = wait_ns};
+	slot->body = big ? big : slot->inline_body;
+	if (!big && len)
+		memcpy(slot->inline_body, body, len);
+	slot->order = mb->next_order++;
+	slot->used = true;
+	mb->used++;
+	mb->events++;
+	spin_unlock(&mb->lock, s);
+	noc_wake(dst);
+	noc_core_stats[src].sent++;
+	noc_core_stats[src].bytes_sent += len;
+	if (r2)
+		report_xsend(src, dst, "R2 (another source is sending to the same sink)");
+	if (r3)
+		report_xsend(src, dst, "R3 (a link of its path is in use)");
+	return 0;
+}
+
+struct noc_slot *noc_mailbox_find(unsigned core, const struct noc_match *m, uint64_t now, uint64_t *next_ns)
+{
+	struct noc_mailbox *mb = &noc_mailboxes[core];
+	struct noc_slot *best = 0;
+	uint64_t next = UINT64_MAX;
+	for (unsigned i = 0; i < noc_params.depth; i++) {
+		struct noc_slot *sl = &mb->slots[i];
+		if (!sl->used)
+			continue;
+		if (sl->h.t_deliver_ns > now) {
+			if (sl->h.t_deliver_ns < next)
+				next = sl->h.t_deliver_ns;
+			continue;
+		}
+		if ((!m || noc_matches(&sl->h, m)) && (!best || sl->order < best->order))
+			best = sl;
+	}
+	if (next_ns)
+		*next_ns = next;
+	return best;
+}
+
+void noc_mailbox_release(unsigned core, struct noc_slot *slot)
+{
+	struct noc_mailbox *mb = &noc_mailboxes[core];
+	if (slot->body && slot->body != slot->inline_body)
+		kfree(slot->body);
+	slot->body = 0;
+	slot->used = false;
+	mb->used--;
+	noc_core_stats[core].received++;
+	noc_core_stats[core].bytes_received += slot->h.len;
+	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++) {
+		uint64_t waiters = __atomic_exchange_n(&mb->credit_waiters[w], 0, __ATOMIC_ACQ_REL);
+		for (unsigned b = 0; waiters; b++, waiters >>= 1)
+			if (waiters & 1) {
+				__atomic_fetch_add(&noc_mailboxes[w * 64 + b].events, 1, __ATOMIC_RELEASE);
+				noc_wake(w * 64 + b);
+			}
+	}
+}

@@ -1,0 +1,121 @@
+/*
+ * The emulated Network-on-Chip: the "hardware" under the message API.
+ *
+ * Every core has a receive mailbox of `depth` slots; a slot is a credit. Sending
+ * takes a slot in the destination's mailbox at once (or fails: no credit), stamps
+ * the message with the time it becomes visible there under the XY-routing timing
+ * model (drivers/noc/noc.c, docs/noc.md), and books the links it crosses. A
+ * receiver never sees a message before that time. The mailboxes and the link
+ * table are the only state the harts share here, and they stand for hardware.
+ */
+#ifndef DRIVERS_NOC_NOC_H
+#define DRIVERS_NOC_NOC_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "drivers/noc/noc_config.h"
+#include "drivers/noc/mesh.h"
+#include "kernel/spinlock.h"
+
+/* The fixed-size header every message starts with. */
+struct noc_header {
+	uint16_t src;          /* core ids */
+	uint16_t dst;
+	uint16_t type;         /* enum msg_type: separates user data, collectives, kernel protocols */
+	uint16_t flags;        /* NOC_FLAG_* */
+	int32_t tag;
+	uint32_t len;          /* body bytes */
+	uint32_t seq;          /* per (src, dst) sequence number, from 0 */
+	uint32_t hops;
+	uint64_t t_send_ns;    /* guest time of the send */
+	uint64_t t_deliver_ns; /* guest time it becomes visible at dst */
+	uint64_t t_wait_ns;    /* time its head spent waiting for busy links */
+};
+
+#define NOC_FLAG_XSEND 1 /* sent without flow control */
+
+struct noc_slot {
+	struct noc_header h;
+	uint64_t order;   /* arrival order in this mailbox */
+	uint8_t *body;    /* inline_body or a kmalloc'd buffer */
+	bool used;
+	uint8_t inline_body[NOC_INLINE_BODY];
+};
+
+struct noc_mailbox {
+	struct spinlock lock;
+	struct noc_slot *slots;
+	unsigned used;
+	uint64_t next_order;
+	volatile uint32_t events;           /* bumped on every arrival and every credit we were promised */
+	volatile uint32_t sleeping;         /* the owner sleeps in WFI waiting for events */
+	volatile uint64_t credit_waiters[MOSAIC_MAX_HARTS / 64]; /* senders waiting for a slot here */
+};
+
+struct noc_link_stats {
+	uint64_t busy_until_ns; /* booked until then (wormhole: head arrival .. tail departure) */
+	uint64_t messages;
+	uint64_t flits;
+	uint64_t busy_ns;
+	uint64_t wait_ns;       /* time heads waited for this link */
+};
+
+struct noc_core_stats {
+	uint64_t sent, received;
+	uint64_t bytes_sent, bytes_received;
+	uint64_t credit_stalls; /* sends that found no free slot */
+	uint64_t xsend_violations;
+};
+
+struct noc_params {
+	uint64_t t_inject_ns, t_hop_ns, t_flit_ns, flit_bytes, depth;
+	uint64_t check_xsend; /* check xsend's rules R2/R3 at run time */
+};
+
+extern struct noc_params noc_params;
+extern struct noc_mailbox noc_mailboxes[MOSAIC_MAX_HARTS];
+extern struct noc_link_stats noc_links[MESH_MAX_LINKS];
+extern struct noc_core_stats noc_core_stats[MOSAIC_MAX_HARTS];
+
+/* Sets up the mesh and the mailboxes from the boot arguments; NULL or an error message. */
+const char *noc_init(void);
+
+uint64_t noc_now_ns(void);
+/* Model delay of an uncontended message of len bytes over h hops. */
+uint64_t noc_model_ns(unsigned hops, uint32_t len);
+static inline uint32_t noc_flits(uint32_t len)
+{
+	return len == 0 ? 1 : (uint32_t)((len + noc_params.flit_bytes - 1) / noc_params.flit_bytes);
+}
+
+/*
+ * Puts a message into dst's mailbox. Returns 0, -EBUSY if dst has no free slot
+ * (flow control), -ENOMEM if a large body cannot be buffered. With xsend the
+ * credit check is the caller's business (it waits rather than fails).
+ */
+int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const void *body, uint32_t len, bool xsend);
+
+/* Match predicate for the receive side: src/tag may be wildcards (< 0). */
+struct noc_match {
+	int src;
+	int tag;
+	int type;
+};
+#define NOC_ANY (-1)
+
+static inline bool noc_matches(const struct noc_header *h, const struct noc_match *m)
+{
+	return (m->src < 0 || m->src == h->src) && (m->tag < 0 || m->tag == h->tag) && m->type == h->type;
+}
+
+/*
+ * The oldest visible message in `core`'s mailbox that matches (NULL if none);
+ * *next_ns gets the earliest delivery time of a message not visible yet
+ * (UINT64_MAX if none). Call with the mailbox lock held.
+ */
+struct noc_slot *noc_mailbox_find(unsigned core, const struct noc_match *m, uint64_t now, uint64_t *next_ns);
+/* Frees a slot found above (lock held) and hands the credit to waiting senders. */
+void noc_mailbox_release(unsigned core, struct noc_slot *slot);
+void noc_wake(unsigned core);
+
+#endif

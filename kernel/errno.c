@@ -1,0 +1,25 @@
+/* Names of the kernel's error numbers, for reports and the shell. */
+#include "kernel/errno.h"
+
+const char *kstrerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0: return "success";
+	case EPERM: return "not permitted";
+	case ENOENT: return "not found";
+	case ENXIO: return "no such core";
+	case E2BIG: return "argument list too long";
+	case EAGAIN: return "nothing ready, try again";
+	case ENOMEM: return "out of memory";
+	case EFAULT: return "bad address";
+	case EBUSY: return "destination mailbox full (no credit)";
+	case EINVAL: return "invalid argument";
+	case ENOSYS: return "not implemented";
+	case EOVERFLOW: return "buffer too small for the message";
+	case EMSGSIZE: return "message too long";
+	case ETIMEDOUT: return "timed out";
+	default: return "unknown error";
+	}
+}

@@ -1,0 +1,24 @@
+/*
+ * Error numbers of the kernel and its calls (returned negated). The numbers
+ * follow POSIX/Linux so they read familiar; each use is documented where returned.
+ */
+#ifndef KERNEL_ERRNO_H
+#define KERNEL_ERRNO_H
+
+#define EPERM 1
+#define ENOENT 2
+#define ENXIO 6      /* no such core / destination */
+#define E2BIG 7
+#define EAGAIN 11    /* nothing to receive right now */
+#define ENOMEM 12
+#define EFAULT 14
+#define EBUSY 16     /* the destination mailbox has no free slot (no credit) */
+#define EINVAL 22
+#define ENOSYS 38
+#define EOVERFLOW 75 /* receive buffer smaller than the matched message; the message is kept */
+#define EMSGSIZE 90  /* message body above the maximum */
+#define ETIMEDOUT 110
+
+const char *kstrerror(int err);
+
+#endif

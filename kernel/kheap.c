@@ -1,0 +1,88 @@
+/* Size-class heap over the page allocator; one lock, since allocation is short. */
+#include "kernel/kheap.h"
+#include "kernel/page_alloc.h"
+#include "kernel/spinlock.h"
+#include "kernel/panic.h"
+#include "kernel/config.h"
+#include <stdint.h>
+
+#define MIN_SHIFT 5
+#define MAX_SHIFT 11
+#define NCLASSES (MAX_SHIFT - MIN_SHIFT + 1)
+#define HDR 16 /* keeps blocks 16-byte aligned */
+#define MAGIC 0x6b686561u
+
+struct block_header {
+	uint32_t magic;
+	uint32_t klass; /* size class, or NCLASSES for a page run */
+	uint64_t pages;
+};
+
+struct free_block {
+	struct free_block *next;
+};
+
+static struct spinlock heap_lock = SPINLOCK_INIT("kheap");
+static struct free_block *free_lists[NCLASSES];
+
+static int class_of(size_t total)
+{
+	for (int c = 0; c < NCLASSES; c++)
+		if (total <= (1UL << (MIN_SHIFT + c)))
+			return c;
+	return -1;
+}
+
+void *kmalloc(size_t size)
+{
+	size_t total = size + HDR;
+	int c = class_of(total);
+	struct block_header *h;
+	if (c < 0) {
+		size_t pages = (total + PAGE_SIZE - 1) / PAGE_SIZE;
+		h = page_alloc(pages);
+		if (!h)
+			return 0;
+		*h = (struct block_header){.magic = MAGIC, .klass = NCLASSES, .pages = pages};
+		return (uint8_t *)h + HDR;
+	}
+	uint64_t s = spin_lock(&heap_lock);
+	if (!free_lists[c]) {
+		uint8_t *page = page_alloc(1);
+		if (!page) {
+			spin_unlock(&heap_lock, s);
+			return 0;
+		}
+		size_t bsize = 1UL << (MIN_SHIFT + c);
+		for (size_t off = 0; off + bsize <= PAGE_SIZE; off += bsize) {
+			struct free_block *b = (struct free_block *)(page + off);
+			b->next = free_lists[c];
+			free_lists[c] = b;
+		}
+	}
+	struct free_block *b = free_lists[c];
+	free_lists[c] = b->next;
+	spin_unlock(&heap_lock, s);
+	h = (struct block_header *)b;
+	*h = (struct block_header){.magic = MAGIC, .klass = (uint32_t)c, .pages = 0};
+	return (uint8_t *)h + HDR;
+}
+
+void kfree(void *p)
+{
+	if (!p)
+		return;
+	struct block_header *h = (struct block_header *)((uint8_t *)p - HDR);
+	if (h->magic != MAGIC)
+		panic("kfree(%p): not a kmalloc block (or freed twice)", p);
+	h->magic = 0;
+	if (h->klass == NCLASSES) {
+		page_free(h, h->pages);
+		return;
+	}
+	uint64_t s = spin_lock(&heap_lock);
+	struct free_block *b = (struct free_block *)h;
+	b->next = free_lists[h->klass];
+	free_lists[h->klass] = b;
+	spin_unlock(&heap_lock, s);
+}
