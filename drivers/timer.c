@@ -4,6 +4,10 @@
 #include "arch/riscv/sbi.h"
 #include "kernel/hart.h"
 #include "kernel/platform.h"
+#include "kernel/bootargs.h"
+
+uint64_t timer_icount;
+BOOTARG_U64("icount", timer_icount, 0, 1, "set by mosaic-run --icount: guest time counts instructions exactly");
 
 bool timer_uses_sstc(void) { return plat.sstc[this_cpu()]; }
 
@@ -11,7 +15,20 @@ uint64_t timer_now(void) { return read_time(); }
 
 uint64_t timer_us_to_ticks(uint64_t us) { return us * plat.timebase_hz / 1000000; }
 uint64_t timer_ticks_to_us(uint64_t ticks) { return ticks * 1000000 / plat.timebase_hz; }
-uint64_t timer_ticks_to_ns(uint64_t ticks) { return ticks * 1000000000 / plat.timebase_hz; }
+uint64_t timer_ticks_to_ns(uint64_t ticks)
+{
+	/* exact without overflow when the timebase divides 1 GHz (10 MHz on virt) */
+	if (1000000000 % plat.timebase_hz == 0)
+		return ticks * (1000000000 / plat.timebase_hz);
+	return ticks / plat.timebase_hz * 1000000000 + ticks % plat.timebase_hz * 1000000000 / plat.timebase_hz;
+}
+
+uint64_t timer_ns_to_ticks_ceil(uint64_t ns)
+{
+	if (ns == UINT64_MAX)
+		return 0; /* no deadline */
+	return (ns / 1000000000) * plat.timebase_hz + ((ns % 1000000000) * plat.timebase_hz + 999999999) / 1000000000;
+}
 
 void timer_arm(uint64_t deadline)
 {

@@ -11,12 +11,18 @@
 #include "arch/riscv/csr.h"
 #include "kernel/hart.h"
 
+/* 1 when QEMU runs with -icount (told by the boot argument icount=1): guest time is then
+ * exact and repeatable, and tests may hold timing to tight bounds. */
+extern uint64_t timer_icount;
+
 void timer_init_hart(void);
 bool timer_uses_sstc(void);
 uint64_t timer_now(void);
 uint64_t timer_us_to_ticks(uint64_t us);
 uint64_t timer_ticks_to_us(uint64_t ticks);
 uint64_t timer_ticks_to_ns(uint64_t ticks);
+/* The first tick at or after ns (0 for UINT64_MAX: no deadline, as WAIT_UNTIL takes it). */
+uint64_t timer_ns_to_ticks_ceil(uint64_t ns);
 /* Raise this hart's timer interrupt at `deadline` (in ticks). */
 void timer_arm(uint64_t deadline);
 void timer_handle_irq(void);

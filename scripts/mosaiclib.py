@@ -50,6 +50,8 @@ def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", i
         cmd += ["-display", "none", "-serial", "stdio", "-monitor", "none"]
     if gdb_port is not None:
         cmd += ["-S", "-gdb", f"tcp::{gdb_port}"]
+    if icount:
+        bootargs = (bootargs + " icount=1").strip()  # tell the kernel its clock is exact
     cmd += ["-append", bootargs]
     return cmd
 
