@@ -9,6 +9,7 @@
 #include "drivers/noc/noc.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
+#include "lib/format.h"
 
 static volatile int results[MOSAIC_MAX_HARTS];
 
@@ -331,4 +332,283 @@ KTEST(noc, pairwise_exchange_never_deadlocks)
 	KT_ASSERT(ktest_run_on_all(exchange, 0));
 	for (unsigned c = 0; c < hart_count; c++)
 		KT_ASSERT_EQ(results[c], 0);
+}
+
+/* ---- matching, unknown lengths and errors ---- */
+
+struct two_party {
+	volatile int step; /* the receiver's go-ahead, so the scenario is ordered */
+	int err_line;
+};
+
+#define CHECK(cond)                                      \
+	do {                                             \
+		if (!(cond) && !tp->err_line)            \
+			tp->err_line = __LINE__;         \
+	} while (0)
+
+static void matching_side(void *arg)
+{
+	struct two_party *tp = arg;
+	unsigned me = this_cpu();
+	char buf[64];
+	struct msg_status st;
+	if (me == 1) {
+		/* sender: tags 1, 2, 3, then a message of unknown length, then one too big for 8 bytes */
+		CHECK(msg_send(0, 1, "one", 4) == 0);
+		CHECK(msg_send(0, 2, "two", 4) == 0);
+		CHECK(msg_send(0, 3, "three", 6) == 0);
+		CHECK(msg_send(0, 9, "a longer body of 27 bytes.", 27) == 0);
+		CHECK(msg_send(0, 10, "0123456789abcdef", 16) == 0);
+		__atomic_store_n(&tp->step, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	if (me == 2) {
+		CHECK(msg_send(0, 5, "from two", 9) == 0);
+		return;
+	}
+	/* receiver (core 0): out of order by tag */
+	CHECK(msg_recv(1, 3, buf, sizeof buf, &st) == 0 && strcmp(buf, "three") == 0 && st.tag == 3);
+	CHECK(msg_recv(1, MSG_ANY_TAG, buf, sizeof buf, &st) == 0 && st.tag == 1 && strcmp(buf, "one") == 0);
+	CHECK(msg_recv(MSG_ANY_SOURCE, 5, buf, sizeof buf, &st) == 0 && st.source == 2 && strcmp(buf, "from two") == 0);
+	CHECK(msg_recv(MSG_ANY_SOURCE, MSG_ANY_TAG, buf, sizeof buf, &st) == 0 && st.tag == 2);
+	/* unknown length: the header first (probe), then the body */
+	CHECK(msg_probe(MSG_ANY_SOURCE, 9, true, &st) == 0 && st.len == 27 && st.source == 1);
+	char *body = kmalloc(st.len);
+	CHECK(body && msg_recv(st.source, st.tag, body, st.len, &st) == 0 && strcmp(body, "a longer body of 27 bytes.") == 0);
+	kfree(body);
+	/* a buffer too small: the real length is reported and the message kept */
+	CHECK(msg_recv(1, 10, buf, 8, &st) == -EOVERFLOW && st.len == 16);
+	CHECK(msg_tryrecv(1, 10, buf, 8, &st) == -EOVERFLOW && st.len == 16);
+	CHECK(msg_recv(1, 10, buf, sizeof buf, &st) == 0 && st.len == 16 && memcmp(buf, "0123456789abcdef", 16) == 0);
+	/* nothing left */
+	CHECK(msg_tryrecv(MSG_ANY_SOURCE, MSG_ANY_TAG, buf, sizeof buf, &st) == -EAGAIN);
+	CHECK(msg_probe(MSG_ANY_SOURCE, MSG_ANY_TAG, false, &st) == -EAGAIN);
+}
+
+KTEST(noc, wildcards_out_of_order_and_unknown_length)
+{
+	KT_ASSERT(hart_count >= 3);
+	struct two_party tp = {0};
+	uint16_t cores[3] = {0, 1, 2};
+	KT_ASSERT(ktest_run_on(cores, 3, matching_side, &tp));
+	KT_ASSERT_EQ(tp.err_line, 0);
+}
+
+KTEST(noc, bad_input_gets_error_codes)
+{
+	char buf[16] = {0};
+	struct msg_status st;
+	struct msg_request req;
+	int n = (int)mesh.cores;
+	KT_ASSERT_EQ(msg_send(n, 0, buf, 1), -ENXIO);
+	KT_ASSERT_EQ(msg_send(-5, 0, buf, 1), -ENXIO);
+	KT_ASSERT_EQ(msg_trysend(n + 100, 0, buf, 1), -ENXIO);
+	KT_ASSERT_EQ(msg_isend(n, 0, buf, 1, &req), -ENXIO);
+	KT_ASSERT_EQ(msg_send(0, 0, buf, NOC_MAX_BODY + 1), -EMSGSIZE);
+	KT_ASSERT_EQ(msg_send(0, -3, buf, 1), -EINVAL);
+	KT_ASSERT_EQ(msg_send(0, 0, 0, 5), -EINVAL);
+	KT_ASSERT_EQ(msg_recv(n, 0, buf, sizeof buf, &st), -ENXIO); /* can never match */
+	KT_ASSERT_EQ(msg_irecv(-7, 0, buf, sizeof buf, &req), -ENXIO);
+	KT_ASSERT_EQ(msg_recv(0, -9, buf, sizeof buf, &st), -EINVAL);
+	KT_ASSERT_EQ(msg_probe(n, 0, false, &st), -ENXIO);
+	KT_ASSERT_EQ(msg_isend(0, 0, buf, 1, 0), -EINVAL);
+	struct msg_request idle = {0};
+	int done;
+	KT_ASSERT_EQ(msg_wait(&idle, &st), -EINVAL);
+	KT_ASSERT_EQ(msg_test(&idle, &done, &st), -EINVAL);
+	/* groups */
+	struct msg_group g;
+	uint16_t dup[3] = {0, 1, 0}, bad[2] = {0, (uint16_t)n};
+	KT_ASSERT_EQ(msg_group_init(&g, dup, 0), -EINVAL);
+	KT_ASSERT_EQ(msg_group_init(&g, dup, 3), -EINVAL);
+	KT_ASSERT_EQ(msg_group_init(&g, bad, 2), -ENXIO);
+	uint16_t other[1] = {(uint16_t)(this_cpu() == 0 ? 1 : 0)};
+	if (hart_count >= 2) {
+		KT_ASSERT_EQ(msg_group_init(&g, other, 1), 0);
+		KT_ASSERT_EQ(msg_barrier(&g), -EINVAL); /* not a member */
+	}
+	/* nothing was sent by any of this: our mailbox is empty */
+	KT_ASSERT_EQ(msg_tryrecv(MSG_ANY_SOURCE, MSG_ANY_TAG, buf, sizeof buf, &st), -EAGAIN);
+}
+
+/* trysend fails at once with -EBUSY when the destination's mailbox is full. */
+static void credit_side(void *arg)
+{
+	struct two_party *tp = arg;
+	char buf[8] = "credit";
+	struct msg_status st;
+	if (this_cpu() == 1) {
+		for (unsigned i = 0; i < noc_params.depth; i++)
+			CHECK(msg_trysend(0, (int)i, buf, sizeof buf) == 0);
+		CHECK(msg_trysend(0, 99, buf, sizeof buf) == -EBUSY);
+		struct msg_request req;
+		CHECK(msg_isend(0, 100, buf, sizeof buf, &req) == 0);
+		int done = 1;
+		CHECK(msg_test(&req, &done, &st) == 0 && !done); /* still no credit */
+		CHECK(msg_trysend(0, 101, buf, sizeof buf) == -EBUSY); /* may not overtake the isend */
+		__atomic_store_n(&tp->step, 1, __ATOMIC_RELEASE);
+		ipi_send(0, IPI_WAKE);
+		CHECK(msg_wait(&req, &st) == 0); /* completes once core 0 receives */
+		return;
+	}
+	WAIT_UNTIL(__atomic_load_n(&tp->step, __ATOMIC_ACQUIRE) == 1, 0);
+	for (unsigned i = 0; i < noc_params.depth; i++)
+		CHECK(msg_recv(1, MSG_ANY_TAG, buf, sizeof buf, &st) == 0 && st.tag == (int)i);
+	CHECK(msg_recv(1, MSG_ANY_TAG, buf, sizeof buf, &st) == 0 && st.tag == 100);
+}
+
+KTEST(noc, trysend_reports_no_credit)
+{
+	KT_ASSERT(hart_count >= 2);
+	struct two_party tp = {0};
+	uint16_t cores[2] = {0, 1};
+	KT_ASSERT(ktest_run_on(cores, 2, credit_side, &tp));
+	KT_ASSERT_EQ(tp.err_line, 0);
+}
+
+/* ---- collectives ---- */
+
+struct coll_run {
+	const uint16_t *cores;
+	unsigned n;
+	int err_line[MOSAIC_MAX_HARTS];
+};
+
+#define CCHECK(cond)                                         \
+	do {                                                 \
+		if (!(cond) && !run->err_line[me])           \
+			run->err_line[me] = __LINE__;        \
+	} while (0)
+
+static void collectives(void *arg)
+{
+	struct coll_run *run = arg;
+	unsigned me = this_cpu();
+	static int64_t in[MOSAIC_MAX_HARTS][4], out[MOSAIC_MAX_HARTS][4];
+	static uint64_t gathered[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS], blocks[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS];
+	static uint8_t vin[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS * 16], vout[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS * 16];
+	struct msg_group g;
+	CCHECK(msg_group_init(&g, run->cores, run->n) == 0);
+	unsigned n = g.n, rank = g.rank;
+	CCHECK(rank < n);
+	for (int i = 0; i < 3; i++)
+		CCHECK(msg_barrier(&g) == 0);
+
+	uint8_t b[100];
+	for (int i = 0; i < 100; i++)
+		b[i] = rank == n - 1 ? (uint8_t)(i * 3 + n) : 0;
+	CCHECK(msg_bcast(&g, n - 1, b, sizeof b) == 0);
+	for (int i = 0; i < 100; i++)
+		CCHECK(b[i] == (uint8_t)(i * 3 + n));
+
+	for (int i = 0; i < 4; i++)
+		in[me][i] = (int64_t)(rank + 1) * (i + 1) * (i == 3 ? -1 : 1);
+	int64_t nn = (int64_t)n;
+	static const enum msg_op ops[3] = {MSG_OP_SUM, MSG_OP_MIN, MSG_OP_MAX};
+	for (int o = 0; o < 3; o++) {
+		for (int all = 0; all < 2; all++) {
+			for (int i = 0; i < 4; i++)
+				out[me][i] = 12345;
+			unsigned root = n / 2;
+			if (all)
+				CCHECK(msg_allreduce(&g, in[me], out[me], 4, ops[o]) == 0);
+			else
+				CCHECK(msg_reduce(&g, root, in[me], out[me], 4, ops[o]) == 0);
+			if (!all && rank != root)
+				continue;
+			for (int i = 0; i < 4; i++) {
+				int64_t k = (i + 1) * (i == 3 ? -1 : 1);
+				int64_t lo = k > 0 ? k : k * nn, hi = k > 0 ? k * nn : k;
+				int64_t want = ops[o] == MSG_OP_SUM ? k * nn * (nn + 1) / 2 : ops[o] == MSG_OP_MIN ? lo : hi;
+				CCHECK(out[me][i] == want);
+			}
+		}
+	}
+
+	uint64_t mine = rank * 1000 + 1;
+	CCHECK(msg_gather(&g, 0, &mine, sizeof mine, gathered[me]) == 0);
+	if (rank == 0)
+		for (unsigned r = 0; r < n; r++)
+			CCHECK(gathered[me][r] == r * 1000 + 1);
+	for (unsigned r = 0; r < n; r++)
+		gathered[me][r] = 0;
+	CCHECK(msg_allgather(&g, &mine, sizeof mine, gathered[me]) == 0);
+	for (unsigned r = 0; r < n; r++)
+		CCHECK(gathered[me][r] == r * 1000 + 1);
+
+	for (unsigned r = 0; r < n; r++)
+		blocks[me][r] = rank * 1000 + r;
+	CCHECK(msg_alltoall(&g, blocks[me], sizeof(uint64_t), gathered[me]) == 0);
+	for (unsigned s = 0; s < n; s++)
+		CCHECK(gathered[me][s] == s * 1000 + rank);
+
+	uint32_t sc[MOSAIC_MAX_HARTS], sd[MOSAIC_MAX_HARTS], rc[MOSAIC_MAX_HARTS], rd[MOSAIC_MAX_HARTS], so = 0, ro = 0;
+	for (unsigned r = 0; r < n; r++) {
+		sc[r] = (rank + r) % 5 * 3; /* 0..12 bytes, some empty */
+		sd[r] = so;
+		so += sc[r];
+		rc[r] = (r + rank) % 5 * 3;
+		rd[r] = ro;
+		ro += rc[r];
+		for (uint32_t i = 0; i < sc[r]; i++)
+			vin[me][sd[r] + i] = (uint8_t)(rank * 7 + r + i);
+	}
+	CCHECK(msg_alltoallv(&g, vin[me], sc, sd, vout[me], rc, rd) == 0);
+	for (unsigned s = 0; s < n; s++)
+		for (uint32_t i = 0; i < rc[s]; i++)
+			CCHECK(vout[me][rd[s] + i] == (uint8_t)(s * 7 + rank + i));
+	CCHECK(msg_barrier(&g) == 0);
+	/* nothing stray is left behind by any collective */
+	struct msg_status st;
+	CCHECK(msg_probe_typed(MSG_TYPE_COLL, MSG_ANY_SOURCE, MSG_ANY_TAG, false, &st) == -EAGAIN);
+}
+
+static bool run_collectives(struct ktest_ctx *kt, const uint16_t *cores, unsigned n, const char *what)
+{
+	struct coll_run run = {.cores = cores, .n = n};
+	uint64_t t0 = timer_now();
+	if (!ktest_run_on(cores, n, collectives, &run)) {
+		ktest_fail(kt, __FILE__, __LINE__, "could not start the group %s", what);
+		return false;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (run.err_line[cores[i]]) {
+			ktest_fail(kt, __FILE__, run.err_line[cores[i]], "group %s, core %u", what, cores[i]);
+			return false;
+		}
+	kprintf("ktest:   collectives on %s (%u cores): ok in %lu us\n", what, n, timer_ticks_to_us(timer_now() - t0));
+	return true;
+}
+
+KTEST(noc, collectives_on_many_group_sizes)
+{
+	static const unsigned sizes[] = {1, 2, 7, 36, 64, 128};
+	uint16_t cores[MOSAIC_MAX_HARTS];
+	for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		if (sizes[s] > hart_count)
+			continue;
+		/* a block of consecutive cores, shifted so the group does not start at core 0 */
+		for (unsigned i = 0; i < sizes[s]; i++)
+			cores[i] = (uint16_t)((i + hart_count - sizes[s]) % hart_count);
+		char what[24];
+		snprintf(what, sizeof what, "%u cores", sizes[s]);
+		if (!run_collectives(kt, cores, sizes[s], what))
+			return;
+	}
+}
+
+KTEST(noc, collectives_on_a_scattered_group)
+{
+	/* every third core, in a shuffled rank order: not a rectangle, ranks unlike core ids */
+	uint16_t cores[MOSAIC_MAX_HARTS];
+	unsigned n = 0;
+	for (unsigned c = hart_count; c-- > 0;)
+		if (c % 3 == 1)
+			cores[n++] = (uint16_t)c;
+	if (n < 2) {
+		kprintf("ktest:   (skipped: needs at least 5 harts)\n");
+		return;
+	}
+	run_collectives(kt, cores, n, "every third core");
 }
