@@ -1,6 +1,7 @@
 # Mosaic: build, boot, debug, test and benchmark. `make help` lists everything.
 
 HARTS    ?= 36
+MESH     ?=
 BOOTARGS ?=
 ACCEL    ?= single
 ICOUNT   ?= 0
@@ -35,7 +36,7 @@ SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
-	$(if $(filter 1,$(ICOUNT)),--icount)
+	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH))
 
 .PHONY: all deps check-harts qemu qemu-gdb gdb run test bench-boot clean help
 
@@ -116,6 +117,7 @@ help:
 	@echo "  BOOTARGS='...'  kernel boot arguments, e.g. 'ktest=all' or 'cmd=harts;mem' (list: 'help bootargs' in the shell)"
 	@echo "  ACCEL=single|multi  QEMU TCG threading (default single: faster on few host cores)"
 	@echo "  ICOUNT=1        -icount: exact, repeatable instruction counts and guest time; harts run one at a time"
+	@echo "  MESH=WxH        NoC mesh geometry, W*H = HARTS (default: the most square, W >= H)"
 	@echo "  MEM=256M        guest memory"
 	@echo "  TIMEOUT=120     make run: seconds before QEMU is killed (exit 124)"
 	@echo "  GDBPORT=$(GDBPORT)   GDB stub port (default depends on your uid)"

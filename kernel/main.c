@@ -13,6 +13,7 @@
 #include "kernel/ktest.h"
 #include "kernel/shell.h"
 #include "kernel/panic.h"
+#include "kernel/poweroff.h"
 #include "arch/riscv/trap.h"
 #include "arch/riscv/csr.h"
 #include "drivers/uart.h"
@@ -117,7 +118,7 @@ void kmain(uint64_t hartid, const void *fdt)
 	int status = run_boot_actions(online);
 	if (!shell_enabled) {
 		kprintf("mosaic: done, status %d\n", status);
-		machine_exit(status);
+		kernel_poweroff(status);
 	}
 	shell_loop();
 }

@@ -3,7 +3,7 @@
 #include "kernel/console.h"
 #include "kernel/bootargs.h"
 #include "lib/string.h"
-#include "drivers/poweroff.h"
+#include "kernel/poweroff.h"
 #include <stdint.h>
 
 extern const struct shell_cmd __shellcmds_start[], __shellcmds_end[];
@@ -141,7 +141,7 @@ SHELL_CMD(poweroff, "poweroff [code]", "power off; QEMU exits with code (default
 	if (argc > 2 || (argc == 2 && (!parse_u64(argv[1], &code) || code > 255)))
 		return SHELL_USAGE;
 	kprintf("mosaic: poweroff (status %lu)\n", code);
-	machine_exit((int)code);
+	kernel_poweroff((int)code);
 }
 
 SHELL_CMD(dmesg, "dmesg", "print the kernel log (the last 64 KiB of console output)")

@@ -35,6 +35,24 @@ def check_harts(harts):
     return None
 
 
+def default_mesh(harts):
+    """The most square W x H with W * H == harts and W >= H (the kernel's default)."""
+    h = max(d for d in range(1, int(harts ** 0.5) + 1) if harts % d == 0)
+    return harts // h, h
+
+
+def check_mesh(harts, spec):
+    """Returns an error message if spec ('WxH') does not fit the hart count, or None."""
+    m = re.fullmatch(r"(\d+)x(\d+)", spec or "")
+    if not m or int(m.group(1)) == 0 or int(m.group(2)) == 0:
+        return f"MESH={spec} is not WxH (for example MESH=6x6)"
+    w, h = int(m.group(1)), int(m.group(2))
+    if w * h != harts:
+        dw, dh = default_mesh(harts)
+        return f"MESH={spec} has {w * h} tiles but HARTS={harts} (try MESH={dw}x{dh}, or HARTS={w * h})"
+    return None
+
+
 def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", icount=False, mem="256M",
                  gdb_port=None, interactive=False):
     if accel not in ("single", "multi"):

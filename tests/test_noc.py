@@ -1,0 +1,105 @@
+"""The emulated NoC: in-kernel suite `noc` at several sizes, the timing model under -icount,
+the mesh geometry, the shell's views and the JSON statistics."""
+import json
+import re
+
+import pytest
+
+from conftest import ktest_summary
+
+NOC_TESTS = 12
+
+
+def assert_all_passed(r, expected=NOC_TESTS):
+    assert ktest_summary(r.output) == (expected, 0), "\n".join(l for l in r.lines if "FAIL" in l) or r.output[-3000:]
+    assert r.status == 0
+
+
+@pytest.mark.parametrize("harts", [4, 36])
+def test_noc_suite(boot, harts):
+    assert_all_passed(boot(harts=harts, bootargs="ktest=noc", timeout=120))
+
+
+@pytest.mark.parametrize("harts", [64, 128])
+def test_storm_with_depth_2(boot, harts):
+    """All-to-all storm and pairwise exchanges with 2-slot mailboxes: nothing lost, order kept, no deadlock."""
+    r = boot(harts=harts, bootargs="ktest=noc noc_depth=2", timeout=180)
+    assert_all_passed(r)
+    m = re.search(r"(\d+) messages checked, (\d+) sends found a full mailbox \(depth 2\)", r.output)
+    assert int(m.group(1)) == 3 * harts * (harts - 1)
+    assert int(m.group(2)) > 0  # flow control really was exercised
+    assert f"collectives on {harts} cores ({harts} cores): ok" in r.output
+
+
+def test_latency_matches_the_model_under_icount(boot):
+    r = boot(harts=64, bootargs="ktest=noc", icount=True, timeout=120)
+    assert_all_passed(r)
+    rows = [tuple(map(int, m)) for m in re.findall(r"hops\s+(\d+): model\s+(\d+) ns, measured\s+(\d+) ns", r.output)]
+    assert [h for h, _, _ in rows] == list(range(1, 8 + 8 - 1))
+    for hops, model, measured in rows:
+        # defaults: t_inject 1000 ns, t_hop 500 ns, t_flit 50 ns, an 8-byte body is one flit
+        assert model == 1000 + hops * 500 + 50
+        assert model <= measured <= model + 20000
+    # the model dominates the trend: the latency at the far corner is well above the nearest neighbour's
+    assert rows[-1][2] > rows[0][2] + 13 * 500 // 2
+    m = re.search(r"B waited (\d+) ns \(predicted (\d+)\)", r.output)
+    assert m and m.group(1) == m.group(2) and int(m.group(1)) > 0
+
+
+def test_icount_runs_repeat_exactly(boot):
+    outs = [boot(harts=16, bootargs="ktest=noc", icount=True, timeout=120) for _ in range(2)]
+    lat = [re.findall(r"hops.*measured\s+\d+ ns|shared link.*", o.output) for o in outs]
+    assert lat[0] == lat[1]
+
+
+def test_mesh_geometry_from_boot_argument(boot):
+    r = boot(harts=36, bootargs="mesh=9x4 cmd=mesh")
+    assert r.status == 0, r.output
+    assert "NoC 9x4 mesh" in r.output
+    assert re.search(r"^y=3\s+27/\d+\s+28/\d+", r.output, re.M)
+    r = boot(harts=12, bootargs="cmd=mesh")
+    assert "NoC 4x3 mesh" in r.output  # default: the most square W x H with W >= H
+
+
+def test_mesh_that_does_not_fit_is_refused(boot):
+    r = boot(harts=36, bootargs="mesh=5x5")
+    assert r.status == 2, r.output
+    assert "mesh: 5x5 has 25 tiles but there are 36 harts (try mesh=6x6, or HARTS=25)" in r.output
+    r = boot(harts=8, bootargs="mesh=eight")
+    assert r.status == 2 and "is not WxH" in r.output
+
+
+def test_make_refuses_mesh_that_does_not_fit():
+    import subprocess
+    from conftest import ROOT
+    r = subprocess.run(["make", "-s", "run", "HARTS=36", "MESH=4x8"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode != 0
+    assert "MESH=4x8 has 32 tiles but HARTS=36 (try MESH=6x6, or HARTS=32)" in r.stderr
+
+
+def test_noc_heat_map_and_json_statistics(boot):
+    r = boot(harts=16, bootargs='ktest=noc cmd="noc" noc_stats=1', timeout=120)
+    assert_all_passed(r)
+    assert "link busy time, both directions" in r.output
+    assert re.search(r"^\s+\[\s*0\].*\[\s*3\]$", r.output, re.M)
+    text = r.output.split("noc-stats-json-begin\n")[1].split("noc-stats-json-end")[0]
+    stats = json.loads(text)
+    assert stats["mesh"] == {"w": 4, "h": 4}
+    cores = stats["cores"]
+    assert len(cores) == 16
+    assert sum(c["sent"] for c in cores) == sum(c["received"] for c in cores) > 0
+    assert sum(c["bytes_sent"] for c in cores) == sum(c["bytes_received"] for c in cores)
+    for link in stats["links"]:
+        assert link["dir"] in ("east", "west", "north", "south")
+        assert link["busy_ns"] == link["flits"] * stats["params"]["t_flit_ns"]
+    m = re.search(r"^messages (\d+), body bytes (\d+)", r.output, re.M)
+    assert int(m.group(1)) <= sum(c["sent"] for c in cores)
+
+
+def test_noc_parameters_are_boot_arguments(boot):
+    r = boot(harts=64, bootargs="ktest=noc noc_t_hop=2000 noc_t_inject=300 noc_t_flit=10 noc_flit_bytes=8",
+             icount=True, timeout=120)
+    assert_all_passed(r)
+    rows = [tuple(map(int, m)) for m in re.findall(r"hops\s+(\d+): model\s+(\d+) ns", r.output)]
+    assert all(model == 300 + h * 2000 + 10 for h, model in rows)
