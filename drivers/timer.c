@@ -15,11 +15,13 @@ uint64_t timer_now(void) { return read_time(); }
 
 uint64_t timer_us_to_ticks(uint64_t us) { return us * plat.timebase_hz / 1000000; }
 uint64_t timer_ticks_to_us(uint64_t ticks) { return ticks * 1000000 / plat.timebase_hz; }
+uint64_t timer_ns_per_tick;
+
 uint64_t timer_ticks_to_ns(uint64_t ticks)
 {
 	/* exact without overflow when the timebase divides 1 GHz (10 MHz on virt) */
-	if (1000000000 % plat.timebase_hz == 0)
-		return ticks * (1000000000 / plat.timebase_hz);
+	if (timer_ns_per_tick)
+		return ticks * timer_ns_per_tick;
 	return ticks / plat.timebase_hz * 1000000000 + ticks % plat.timebase_hz * 1000000000 / plat.timebase_hz;
 }
 
@@ -47,6 +49,7 @@ void timer_handle_irq(void)
 
 void timer_init_hart(void)
 {
+	timer_ns_per_tick = 1000000000 % plat.timebase_hz == 0 ? 1000000000 / plat.timebase_hz : 0;
 	timer_arm(UINT64_MAX);
 }
 

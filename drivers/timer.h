@@ -21,6 +21,14 @@ uint64_t timer_now(void);
 uint64_t timer_us_to_ticks(uint64_t us);
 uint64_t timer_ticks_to_us(uint64_t ticks);
 uint64_t timer_ticks_to_ns(uint64_t ticks);
+/* Nanoseconds per tick when the timebase divides 1 GHz, else 0 (set at boot). */
+extern uint64_t timer_ns_per_tick;
+/* Guest time in ns, cheaply: on the message path. */
+static inline uint64_t timer_now_ns(void)
+{
+	uint64_t t = read_time();
+	return timer_ns_per_tick ? t * timer_ns_per_tick : timer_ticks_to_ns(t);
+}
 /* The first tick at or after ns (0 for UINT64_MAX: no deadline, as WAIT_UNTIL takes it). */
 uint64_t timer_ns_to_ticks_ceil(uint64_t ns);
 /* Raise this hart's timer interrupt at `deadline` (in ticks). */

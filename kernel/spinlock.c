@@ -22,9 +22,8 @@ static void backoff(void)
 	timer_arm(saved);
 }
 
-uint64_t spin_lock(struct spinlock *l)
+void spin_lock_slow(struct spinlock *l)
 {
-	uint64_t s = irq_save();
 	for (unsigned tries = 0; !spin_trylock_raw(l);) {
 		while (l->locked) {
 			if (++tries < SPIN_TRIES)
@@ -33,12 +32,4 @@ uint64_t spin_lock(struct spinlock *l)
 				backoff();
 		}
 	}
-	l->owner_cpu = this_hart() ? (int)this_hart()->cpu : -1;
-	return s;
-}
-
-void spin_unlock(struct spinlock *l, uint64_t irq_state)
-{
-	spin_unlock_raw(l);
-	irq_restore(irq_state);
 }

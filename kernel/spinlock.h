@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "arch/riscv/csr.h"
+#include "kernel/hart.h"
 
 struct spinlock {
 	volatile uint32_t locked;
@@ -32,7 +33,25 @@ static inline void spin_unlock_raw(struct spinlock *l)
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 
-uint64_t spin_lock(struct spinlock *l);
-void spin_unlock(struct spinlock *l, uint64_t irq_state);
+/* Waits for the lock (spinning briefly, then backing off into WFI). */
+void spin_lock_slow(struct spinlock *l);
+
+/* Takes the lock with this hart's interrupts off; returns the previous interrupt state.
+ * The uncontended path is inline: it sits on the message path. */
+static inline uint64_t spin_lock(struct spinlock *l)
+{
+	uint64_t s = irq_save();
+	if (__builtin_expect(!spin_trylock_raw(l), 0))
+		spin_lock_slow(l);
+	struct hart *h = this_hart();
+	l->owner_cpu = h ? (int)h->cpu : -1;
+	return s;
+}
+
+static inline void spin_unlock(struct spinlock *l, uint64_t irq_state)
+{
+	spin_unlock_raw(l);
+	irq_restore(irq_state);
+}
 
 #endif

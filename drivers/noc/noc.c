@@ -65,35 +65,46 @@ const char *noc_init(void)
 	return bad;
 }
 
-uint64_t noc_now_ns(void) { return timer_ticks_to_ns(timer_now()); }
+uint64_t noc_now_ns(void) { return timer_now_ns(); }
 
 uint64_t noc_model_ns(unsigned hops, uint32_t len)
 {
 	return noc_params.t_inject_ns + hops * noc_params.t_hop_ns + noc_flits(len) * noc_params.t_flit_ns;
 }
 
-/* Books the route and returns the delivery time; *wait_ns gets the time spent on busy links. */
+/* Books one link for a head arriving at t; returns when the head may move on. */
+static inline uint64_t book_link(unsigned link, uint64_t t, uint64_t hold, uint32_t flits, uint64_t now, bool xsend,
+				 uint64_t *waited, bool *r3_broken)
+{
+	struct noc_link_stats *l = &noc_links[link];
+	if (xsend && l->busy_until_ns > now)
+		*r3_broken = true;
+	uint64_t start = t > l->busy_until_ns ? t : l->busy_until_ns;
+	*waited += start - t;
+	l->wait_ns += start - t;
+	l->busy_until_ns = start + hold;
+	l->messages++;
+	l->flits += flits;
+	l->busy_ns += hold;
+	return start + noc_params.t_hop_ns;
+}
+
+/* Books the XY route (the same walk as mesh_route) and returns the delivery time;
+ * *wait_ns gets the time the head spent on busy links. */
 static uint64_t book_route(unsigned src, unsigned dst, uint32_t flits, uint64_t now, bool xsend, uint64_t *wait_ns,
 			   unsigned *hops_out, bool *r3_broken)
 {
-	unsigned links[2 * MOSAIC_MAX_HARTS];
-	unsigned hops = mesh_route(src, dst, links, sizeof links / sizeof links[0]);
 	uint64_t hold = flits * noc_params.t_flit_ns;
 	uint64_t t = now + noc_params.t_inject_ns, waited = 0;
+	unsigned x = mesh_tiles[src].x, y = mesh_tiles[src].y, tx = mesh_tiles[dst].x, ty = mesh_tiles[dst].y;
+	unsigned hops = (x > tx ? x - tx : tx - x) + (y > ty ? y - ty : ty - y);
 	uint64_t s = spin_lock(&net_lock);
-	for (unsigned i = 0; i < hops; i++) {
-		struct noc_link_stats *l = &noc_links[links[i]];
-		if (xsend && l->busy_until_ns > now)
-			*r3_broken = true;
-		uint64_t start = t > l->busy_until_ns ? t : l->busy_until_ns;
-		waited += start - t;
-		l->wait_ns += start - t;
-		l->busy_until_ns = start + hold;
-		l->messages++;
-		l->flits += flits;
-		l->busy_ns += hold;
-		t = start + noc_params.t_hop_ns;
-	}
+	for (; x != tx; x = tx > x ? x + 1 : x - 1)
+		t = book_link(mesh_link(mesh_core_at(x, y), tx > x ? MESH_EAST : MESH_WEST), t, hold, flits, now, xsend,
+			      &waited, r3_broken);
+	for (; y != ty; y = ty > y ? y + 1 : y - 1)
+		t = book_link(mesh_link(mesh_core_at(x, y), ty > y ? MESH_SOUTH : MESH_NORTH), t, hold, flits, now,
+			      xsend, &waited, r3_broken);
 	spin_unlock(&net_lock, s);
 	*wait_ns = waited;
 	*hops_out = hops;
@@ -205,6 +216,8 @@ void noc_mailbox_release(unsigned core, struct noc_slot *slot)
 	noc_core_stats[core].received++;
 	noc_core_stats[core].bytes_received += slot->h.len;
 	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++) {
+		if (!__atomic_load_n(&mb->credit_waiters[w], __ATOMIC_ACQUIRE))
+			continue;
 		uint64_t waiters = __atomic_exchange_n(&mb->credit_waiters[w], 0, __ATOMIC_ACQ_REL);
 		for (unsigned b = 0; waiters; b++, waiters >>= 1)
 			if (waiters & 1) {

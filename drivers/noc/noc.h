@@ -39,7 +39,7 @@ struct noc_slot {
 	uint64_t order;   /* arrival order in this mailbox */
 	uint8_t *body;    /* inline_body or a kmalloc'd buffer */
 	bool used;
-	uint8_t inline_body[NOC_INLINE_BODY];
+	uint8_t inline_body[NOC_INLINE_BODY] __attribute__((aligned(8)));
 };
 
 struct noc_mailbox {

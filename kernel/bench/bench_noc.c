@@ -1,0 +1,229 @@
+/*
+ * The NoC benchmark behind `make bench-noc` (scripts/bench-noc runs it under
+ * -icount and collects the lines). Shell command `bench-noc [reps]`: every
+ * result is one line "bench-noc: {json}". All figures use the real message path;
+ * times are guest time from the time CSR, instruction counts from instret
+ * (exact only under -icount, which also serialises the harts).
+ */
+#include "kernel/shell.h"
+#include "kernel/console.h"
+#include "kernel/hart.h"
+#include "kernel/ktest.h"
+#include "kernel/errno.h"
+#include "kernel/msg/msg.h"
+#include "kernel/msg/group.h"
+#include "drivers/noc/noc.h"
+#include "drivers/timer.h"
+#include "arch/riscv/csr.h"
+#include "lib/string.h"
+
+#define MAX_REPS 32
+
+static uint64_t median(uint64_t *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n ? v[n / 2] : 0;
+}
+
+/* ---- one-way latency: the receiver waits in recv, the sender sends ---- */
+
+struct oneway {
+	unsigned src, dst;
+	uint32_t len;
+	uint64_t latency_ns;
+	int err;
+};
+
+static void oneway_side(void *arg)
+{
+	struct oneway *o = arg;
+	static uint8_t buf[NOC_MAX_BODY];
+	struct msg_status st;
+	if (this_cpu() == o->dst) {
+		o->err |= msg_recv((int)o->src, 3, buf, sizeof buf, &st);
+		o->latency_ns = st.t_recv_ns - st.t_send_ns;
+	} else {
+		timer_sleep_us(50); /* the receiver is asleep in WFI when the message leaves */
+		o->err |= msg_send((int)o->dst, 3, buf, o->len);
+	}
+}
+
+static uint64_t oneway_median(unsigned src, unsigned dst, uint32_t len, unsigned reps, int *err)
+{
+	uint64_t v[MAX_REPS];
+	for (unsigned r = 0; r < reps; r++) {
+		struct oneway o = {.src = src, .dst = dst, .len = len};
+		uint16_t cores[2] = {(uint16_t)src, (uint16_t)dst};
+		if (!ktest_run_on(cores, 2, oneway_side, &o))
+			o.err = -EBUSY;
+		*err |= o.err;
+		v[r] = o.latency_ns;
+	}
+	return median(v, reps);
+}
+
+static unsigned core_at_hops(unsigned h)
+{
+	unsigned x = h < mesh.w - 1 ? h : mesh.w - 1;
+	return mesh_core_at(x, h - x);
+}
+
+/* ---- software overhead: instructions of send + receive of a message already delivered ---- */
+
+struct overhead {
+	unsigned src, dst;
+	volatile int sent;
+	uint64_t send_instr, recv_instr;
+	int err;
+};
+
+static void overhead_side(void *arg)
+{
+	struct overhead *o = arg;
+	char buf[8] = "overhead";
+	struct msg_status st;
+	if (this_cpu() == o->src) {
+		uint64_t i0 = read_instret();
+		o->err |= msg_send((int)o->dst, 4, buf, sizeof buf);
+		o->send_instr = read_instret() - i0;
+		__atomic_store_n(&o->sent, 1, __ATOMIC_RELEASE);
+		ipi_send(o->dst, IPI_WAKE);
+	} else {
+		WAIT_UNTIL(__atomic_load_n(&o->sent, __ATOMIC_ACQUIRE), 0);
+		timer_sleep_us(20); /* past the delivery time: no waiting inside recv */
+		uint64_t i0 = read_instret();
+		o->err |= msg_recv((int)o->src, 4, buf, sizeof buf, &st);
+		o->recv_instr = read_instret() - i0;
+	}
+}
+
+/* ---- collectives: time from the root's start to the last member's end ---- */
+
+struct coll_bench {
+	const uint16_t *cores;
+	unsigned n, reps, kind; /* 0 barrier, 1 broadcast */
+	uint32_t len;
+	uint64_t start[MAX_REPS];
+	uint64_t end[MOSAIC_MAX_HARTS][MAX_REPS];
+	unsigned ecc, depth;
+	int err;
+};
+
+static void coll_side(void *arg)
+{
+	struct coll_bench *b = arg;
+	static uint8_t data[MOSAIC_MAX_HARTS][1024];
+	struct msg_group g;
+	unsigned me = this_cpu();
+	int e = msg_group_init(&g, b->cores, b->n);
+	for (unsigned r = 0; r < b->reps && !e; r++) {
+		e = msg_barrier(&g);
+		if (!e && msg_barrier(&g) == 0 && g.rank == g.tree_root) /* two: everyone has left the first */
+			b->start[r] = timer_now();
+		if (!e)
+			e = b->kind == 0 ? msg_barrier(&g) : msg_bcast(&g, g.tree_root, data[me], b->len);
+		b->end[me][r] = timer_now();
+	}
+	if (g.rank == g.tree_root) {
+		b->depth = g.depth;
+		b->ecc = 0;
+		for (unsigned i = 0; i < g.n; i++) {
+			unsigned h = mesh_hops(g.cores[g.tree_root], g.cores[i]);
+			b->ecc = h > b->ecc ? h : b->ecc;
+		}
+	}
+	if (e)
+		b->err = e;
+}
+
+static void bench_coll(unsigned kind, unsigned n, unsigned reps, uint32_t len, int *err)
+{
+	static struct coll_bench b;
+	static uint16_t cores[MOSAIC_MAX_HARTS];
+	/* the first n cores in row order: whole rows, then a partial one */
+	for (unsigned i = 0; i < n; i++)
+		cores[i] = (uint16_t)i;
+	memset(&b, 0, sizeof b);
+	b.cores = cores;
+	b.n = n;
+	b.reps = reps;
+	b.kind = kind;
+	b.len = len;
+	if (!ktest_run_on(cores, n, coll_side, &b))
+		b.err = -EBUSY;
+	*err |= b.err;
+	uint64_t t[MAX_REPS];
+	/* the second warm-up barrier can end before the root records start: skip rep 0 */
+	unsigned m = 0;
+	for (unsigned r = 1; r < reps; r++) {
+		uint64_t last = 0;
+		for (unsigned i = 0; i < n; i++)
+			last = b.end[cores[i]][r] > last ? b.end[cores[i]][r] : last;
+		t[m++] = timer_ticks_to_ns(last - b.start[r]);
+	}
+	uint64_t measured = median(t, m);
+	uint64_t bound = 2 * b.ecc * noc_params.t_hop_ns;
+	if (kind == 0)
+		kprintf("bench-noc: {\"kind\": \"barrier\", \"cores\": %u, \"tree_depth\": %u, \"eccentricity\": %u, "
+			"\"model_lower_bound_ns\": %lu, \"measured_ns\": %lu, \"per_level_overhead_ns\": %lu}\n",
+			n, b.depth, b.ecc, bound, measured,
+			b.depth ? (measured > bound ? (measured - bound) / (2 * b.depth) : 0) : measured);
+	else
+		kprintf("bench-noc: {\"kind\": \"broadcast\", \"cores\": %u, \"bytes\": %u, \"tree_depth\": %u, "
+			"\"eccentricity\": %u, \"measured_ns\": %lu}\n", n, len, b.depth, b.ecc, measured);
+}
+
+SHELL_CMD(bench_noc, "bench_noc [reps]", "NoC benchmark (run by make bench-noc): latency, overhead, collectives")
+{
+	uint64_t reps = 5;
+	if (argc > 2 || (argc == 2 && (!parse_u64(argv[1], &reps) || reps < 2 || reps > MAX_REPS)))
+		return SHELL_USAGE;
+	if (hart_count < 2) {
+		kprintf("bench-noc: needs at least 2 harts\n");
+		return 1;
+	}
+	int err = 0;
+	kprintf("bench-noc: {\"kind\": \"setup\", \"mesh\": \"%ux%u\", \"icount\": %lu, \"reps\": %lu, \"t_inject_ns\": %lu, "
+		"\"t_hop_ns\": %lu, \"t_flit_ns\": %lu, \"flit_bytes\": %lu, \"depth\": %lu}\n",
+		mesh.w, mesh.h, timer_icount, reps, noc_params.t_inject_ns, noc_params.t_hop_ns, noc_params.t_flit_ns,
+		noc_params.flit_bytes, noc_params.depth);
+	for (unsigned h = 1; h <= mesh.w + mesh.h - 2; h++) {
+		uint64_t m = oneway_median(0, core_at_hops(h), 8, (unsigned)reps, &err);
+		kprintf("bench-noc: {\"kind\": \"latency_vs_hops\", \"hops\": %u, \"bytes\": 8, \"model_ns\": %lu, "
+			"\"measured_ns\": %lu}\n", h, noc_model_ns(h, 8), m);
+	}
+	unsigned far = mesh.cores - 1, fh = mesh_hops(0, far);
+	for (uint32_t len = 0; len <= NOC_MAX_BODY; len = len ? len * 4 : 16) {
+		uint64_t m = oneway_median(0, far, len, (unsigned)reps, &err);
+		kprintf("bench-noc: {\"kind\": \"latency_vs_size\", \"hops\": %u, \"bytes\": %u, \"model_ns\": %lu, "
+			"\"measured_ns\": %lu}\n", fh, len, noc_model_ns(fh, len), m);
+	}
+	uint64_t si[MAX_REPS], ri[MAX_REPS], tot[MAX_REPS];
+	for (unsigned r = 0; r < reps; r++) {
+		struct overhead o = {.src = 0, .dst = 1};
+		uint16_t cores[2] = {0, 1};
+		if (!ktest_run_on(cores, 2, overhead_side, &o))
+			o.err = -EBUSY;
+		err |= o.err;
+		si[r] = o.send_instr;
+		ri[r] = o.recv_instr;
+		tot[r] = o.send_instr + o.recv_instr;
+	}
+	kprintf("bench-noc: {\"kind\": \"overhead\", \"bytes\": 8, \"send_instructions\": %lu, \"recv_instructions\": %lu, "
+		"\"instructions_per_message\": %lu}\n", median(si, (unsigned)reps), median(ri, (unsigned)reps),
+		median(tot, (unsigned)reps));
+	for (unsigned n = 2; n <= hart_count; n = n * 2 <= hart_count || n == hart_count ? n * 2 : hart_count) {
+		bench_coll(0, n, (unsigned)reps + 1, 0, &err);
+		bench_coll(1, n, (unsigned)reps + 1, 64, &err);
+		if (n == hart_count)
+			break;
+	}
+	if (err)
+		kprintf("bench-noc: an operation failed (error %d)\n", err);
+	return err ? 1 : 0;
+}
