@@ -38,7 +38,7 @@ OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH))
 
-.PHONY: all deps check-harts qemu qemu-gdb gdb run test bench-boot clean help
+.PHONY: all deps check-harts qemu qemu-gdb gdb run test bench-boot bench-noc clean help
 
 all: deps $(KERNEL)
 
@@ -95,6 +95,9 @@ test: all
 bench-boot: all
 	python3 scripts/bench-boot
 
+bench-noc: all
+	python3 scripts/bench-noc
+
 clean:
 	rm -rf $(BUILD)
 
@@ -109,6 +112,7 @@ help:
 	@echo "  make gdb        attach gdb-multiarch with scripts/gdb/mosaic.gdb (mosaic-harts, mosaic-log, ...)"
 	@echo "  make test       build and run the whole test suite (pytest over scripts/mosaic-run)"
 	@echo "  make bench-boot boot-time benchmark -> build/bench/boot.json"
+	@echo "  make bench-noc  NoC latency, software overhead, collectives (-icount) -> build/bench/noc.json"
 	@echo "  make deps       install (as root) or name the missing Debian packages"
 	@echo "  make clean      remove build/"
 	@echo

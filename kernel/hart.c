@@ -9,6 +9,7 @@
 #include "arch/riscv/csr.h"
 #include "arch/riscv/sbi.h"
 #include "drivers/timer.h"
+#include "kernel/bootargs.h"
 
 struct hart harts[MOSAIC_MAX_HARTS];
 unsigned hart_count;
@@ -38,10 +39,28 @@ static bool can_receive_ipi(const struct hart *h)
 	return h->state == HART_ONLINE || h->state == HART_BUSY || h->state == HART_STARTING;
 }
 
+/* Force IPIs through SBI even where the ACLINT SSWI device exists (tests both paths). */
+static uint64_t ipi_force_sbi;
+BOOTARG_U64("ipi_sbi", ipi_force_sbi, 0, 1, "1: send IPIs through SBI even when the ACLINT SSWI device exists");
+
+/* Raises the S-mode software interrupt directly when the platform has ACLINT SSWI:
+ * one store instead of an SBI call and a machine-mode interrupt on the target. */
+static bool ipi_direct(const struct hart *h)
+{
+	if (!plat.sswi_base || ipi_force_sbi)
+		return false;
+	*(volatile uint32_t *)(plat.sswi_base + 4 * (uint64_t)plat.sswi_index[h->cpu]) = 1;
+	return true;
+}
+
+const char *ipi_method(void) { return plat.sswi_base && !ipi_force_sbi ? "aclint-sswi" : "sbi"; }
+
 void ipi_send(unsigned cpu, uint32_t reason)
 {
 	struct hart *h = &harts[cpu];
 	__atomic_fetch_or(&h->ipi_pending, reason, __ATOMIC_RELEASE);
+	if (ipi_direct(h))
+		return;
 	struct sbiret r = sbi_send_ipi(1UL << (h->hartid % 64), h->hartid / 64 * 64);
 	ASSERT(r.error == SBI_SUCCESS);
 }
@@ -62,8 +81,10 @@ void ipi_broadcast(uint32_t reason)
 			sbi_send_ipi(mask, base);
 			mask = 0;
 		}
-		base = h->hartid / 64 * 64;
 		__atomic_fetch_or(&h->ipi_pending, reason, __ATOMIC_RELEASE);
+		if (ipi_direct(h))
+			continue;
+		base = h->hartid / 64 * 64;
 		mask |= 1UL << (h->hartid - base);
 	}
 	if (mask)

@@ -35,9 +35,8 @@ enum ipi_reason {
 typedef void (*hart_fn)(void *arg);
 
 struct hart {
-	/* --- read by arch/riscv/entry.S: keep these first, in this order --- */
+	/* --- read by arch/riscv/entry.S: keep it first --- */
 	uint64_t kstack_top;
-	uint64_t user_sp_scratch;
 
 	uint32_t cpu;
 	uint32_t hartid;
@@ -85,6 +84,8 @@ const char *hart_state_name(int state);
 void ipi_send(unsigned cpu, uint32_t reason);
 void ipi_broadcast(uint32_t reason);
 void ipi_handle(void);
+/* "aclint-sswi" or "sbi": how IPIs are sent on this platform and boot. */
+const char *ipi_method(void);
 
 /* Runs fn(arg) on another online core (outside trap context) and returns at once;
  * hart_call_wait sleeps in WFI until it finished. False if the core is not online or busy. */

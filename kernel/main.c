@@ -112,7 +112,8 @@ void kmain(uint64_t hartid, const void *fdt)
 	const char *noc_err = noc_init();
 	if (noc_err)
 		report_bootarg_error(noc_err);
-	kprintf("mosaic: NoC %ux%u mesh, %lu-slot mailboxes\n", mesh.w, mesh.h, noc_params.depth);
+	kprintf("mosaic: NoC %ux%u mesh, %lu-slot mailboxes, IPIs by %s\n", mesh.w, mesh.h, noc_params.depth,
+		ipi_method());
 
 	console_enable_input_irq();
 	int status = run_boot_actions(online);

@@ -148,6 +148,32 @@ static void read_plic(const void *fdt)
 	}
 }
 
+/* ACLINT SSWI (riscv,aclint-sswi): register i raises SSIP on the hart of the i-th
+ * interrupts-extended entry, so S-mode can interrupt another hart without an SBI call. */
+static void read_sswi(const void *fdt)
+{
+	for (unsigned i = 0; i < MOSAIC_MAX_HARTS; i++)
+		plat.sswi_index[i] = -1;
+	int node = fdt_find_compatible(fdt, -1, "riscv,aclint-sswi");
+	uint64_t size;
+	if (node < 0 || !fdt_get_reg(fdt, node, 0, &plat.sswi_base, &size)) {
+		plat.sswi_base = 0;
+		return;
+	}
+	int len;
+	const uint8_t *ie = fdt_getprop(fdt, node, "interrupts-extended", &len);
+	unsigned n = plat.dt_harts < MOSAIC_MAX_HARTS ? plat.dt_harts : MOSAIC_MAX_HARTS;
+	for (int i = 0; ie && (i + 1) * 8 <= len; i++) {
+		uint32_t ph = fdt_be32(ie + 8 * i);
+		for (unsigned cpu = 0; cpu < n; cpu++)
+			if (plat.intc_phandle[cpu] == ph)
+				plat.sswi_index[cpu] = i;
+	}
+	for (unsigned cpu = 0; cpu < n; cpu++)
+		if (plat.sswi_index[cpu] < 0)
+			plat.sswi_base = 0; /* not every hart reachable: use SBI */
+}
+
 static void read_test_device(const void *fdt)
 {
 	int node = fdt_find_compatible(fdt, -1, "sifive,test0");
@@ -166,6 +192,7 @@ const char *platform_init(const void *fdt)
 	if ((err = read_cpus(fdt)) || (err = read_memory(fdt)) || (err = read_uart(fdt)))
 		return err;
 	read_plic(fdt);
+	read_sswi(fdt);
 	read_test_device(fdt);
 	const char *ba = fdt_getprop_string(fdt, fdt_path_offset(fdt, "/chosen"), "bootargs");
 	plat.bootargs = ba ? ba : "";

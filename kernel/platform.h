@@ -42,6 +42,9 @@ struct platform {
 
 	uint64_t test_base;                       /* sifive,test0 exit device, 0 if absent */
 
+	uint64_t sswi_base;                       /* ACLINT S-mode software interrupts, 0 if absent */
+	int sswi_index[MOSAIC_MAX_HARTS];         /* each cpu's SETSSIP register, -1 if none */
+
 	const char *bootargs;                     /* /chosen/bootargs, "" if absent */
 };
 

@@ -57,7 +57,8 @@ def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", i
                  gdb_port=None, interactive=False):
     if accel not in ("single", "multi"):
         raise ValueError(f"accel must be 'single' or 'multi', not {accel!r}")
-    cmd = ["qemu-system-riscv64", "-machine", "virt", "-bios", "default", "-kernel", str(kernel),
+    # aclint=on adds the ACLINT SSWI device: S-mode IPIs without an SBI call (docs/boot.md)
+    cmd = ["qemu-system-riscv64", "-machine", "virt,aclint=on", "-bios", "default", "-kernel", str(kernel),
            "-smp", str(harts), "-m", mem, "-no-reboot", "-accel", f"tcg,thread={accel}"]
     if icount:
         # one guest instruction = 1 ns; virtual time jumps over idle periods instead of sleeping
