@@ -36,7 +36,7 @@ void timer_arm(uint64_t deadline)
 {
 	this_hart()->timer_deadline = deadline;
 	if (timer_uses_sstc())
-		__asm__ volatile("csrw 0x14D, %0" ::"r"(deadline));
+		__asm__ volatile("csrw " CSR_STIMECMP ", %0" ::"r"(deadline));
 	else
 		sbi_set_timer(deadline);
 }

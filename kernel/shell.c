@@ -125,7 +125,7 @@ SHELL_CMD(help, "help [command | bootargs]", "list commands, one command's usage
 		const struct shell_cmd *c = find_cmd(argv[1]);
 		if (!c) {
 			kprintf("help: no command '%s'\n", argv[1]);
-			return 1;
+			return SHELL_USAGE;
 		}
 		kprintf("usage: %s\n  %s\n", c->usage, c->help);
 		return 0;

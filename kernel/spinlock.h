@@ -16,7 +16,7 @@
 
 struct spinlock {
 	volatile uint32_t locked;
-	int owner_cpu; /* -1 when free; for panic and GDB */
+	int owner_cpu; /* -1 when free; shows GDB who holds it */
 	const char *name;
 };
 

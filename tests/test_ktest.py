@@ -36,9 +36,12 @@ def test_timer_bounds_are_reported(boot):
     assert 10000 <= slept < 30000
 
 
-def test_ipi_every_pair(boot):
-    r = boot(harts=128, bootargs="ktest=ipi", timeout=90)
+@pytest.mark.parametrize("method", ["aclint-sswi", "sbi"])
+def test_ipi_every_pair(boot, method):
+    # with ipi_sbi=1 IPIs go through SBI send_ipi, one call per 64-hart window
+    r = boot(harts=128, bootargs="ktest=ipi" + (" ipi_sbi=1" if method == "sbi" else ""), timeout=90)
     assert r.status == 0, r.output
+    assert f"IPIs by {method}" in r.output
     assert f"{128 * 127} pings answered among 128 harts" in r.output
 
 

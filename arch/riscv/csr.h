@@ -1,6 +1,7 @@
 /*
- * RISC-V supervisor CSRs and the few instructions C cannot express.
- * Only arch/ code includes this: the rest of the kernel asks arch/ for what it needs.
+ * RISC-V supervisor CSRs and the few instructions C cannot express (wfi, fences,
+ * interrupt masking). Drivers and the kernel core use the small inline helpers at
+ * the end; writing CSRs directly stays in arch/ and the timer and IPI drivers.
  */
 #ifndef ARCH_RISCV_CSR_H
 #define ARCH_RISCV_CSR_H
@@ -21,7 +22,7 @@
 
 #define SCAUSE_INTERRUPT (1UL << 63)
 
-#define CSR_STIMECMP 0x14D
+#define CSR_STIMECMP "0x14D" /* Sstc; spelled as a number for assemblers that do not know the name */
 
 #define csr_read(csr)                                          \
 	({                                                     \
