@@ -155,8 +155,8 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const vo
 	bool r2 = false, r3 = false;
 	if (xsend && noc_params.check_xsend)
 		for (unsigned i = 0; i < noc_params.depth; i++)
-			if (mb->slots[i].used && mb->slots[i].h.src != src && mb->slots[i].h.t_deliver_ns > now)
-				r2 = true;
+			if (mb->slots[i].used && mb->slots[i].h.src != src)
+				r2 = true; /* the sink still holds another source's message */
 	uint64_t deliver = book_route(src, dst, noc_flits(len), now, xsend && noc_params.check_xsend, &wait_ns, &hops, &r3);
 	if (deliver < last_delivery_ns[src][dst])
 		deliver = last_delivery_ns[src][dst]; /* never overtake an earlier message of the pair */

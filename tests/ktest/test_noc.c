@@ -612,3 +612,74 @@ KTEST(noc, collectives_on_a_scattered_group)
 	}
 	run_collectives(kt, cores, n, "every third core");
 }
+
+/* ---- xsend: no flow control, rules checked at run time ---- */
+
+static void xsend_pairs(void *arg)
+{
+	(void)arg;
+	unsigned me = this_cpu(), peer = me ^ 1;
+	char buf[32];
+	struct msg_status st;
+	int e = 0;
+	if (peer >= mesh.cores) {
+		results[me] = 0;
+		return;
+	}
+	/* C1: a pairwise exchange ordered by rank, lower core sends first */
+	if (me < peer) {
+		e = msg_xsend((int)peer, 1, "x", 2);
+		if (!e)
+			e = msg_recv((int)peer, 1, buf, sizeof buf, &st);
+	} else {
+		e = msg_recv((int)peer, 1, buf, sizeof buf, &st);
+		if (!e)
+			e = msg_xsend((int)peer, 1, "y", 2);
+	}
+	results[me] = e;
+}
+
+static volatile uint32_t xsends_done;
+
+static void xsend_same_sink(void *arg)
+{
+	(void)arg;
+	unsigned me = this_cpu();
+	char buf[64] = {0};
+	struct msg_status st;
+	int e = 0;
+	if (me == 0) {
+		/* receive only once both have sent, so both messages meet in the mailbox */
+		WAIT_UNTIL(__atomic_load_n(&xsends_done, __ATOMIC_ACQUIRE) == 2, 0);
+		for (int i = 0; i < 2 && !e; i++)
+			e = msg_recv(MSG_ANY_SOURCE, 2, buf, sizeof buf, &st);
+	} else {
+		e = msg_xsend(0, 2, buf, sizeof buf); /* both 1 and 2 target core 0: breaks R2 */
+		__atomic_fetch_add(&xsends_done, 1, __ATOMIC_ACQ_REL);
+		ipi_send(0, IPI_WAKE);
+	}
+	results[me] = e;
+}
+
+KTEST(noc, xsend_checks_its_rules)
+{
+	KT_ASSERT(hart_count >= 3 && noc_params.check_xsend);
+	uint64_t before = 0, after = 0;
+	for (unsigned c = 0; c < hart_count; c++)
+		before += noc_core_stats[c].xsend_violations;
+	KT_ASSERT(ktest_run_on_all(xsend_pairs, 0));
+	for (unsigned c = 0; c < hart_count; c++) {
+		KT_ASSERT_EQ(results[c], 0);
+		after += noc_core_stats[c].xsend_violations;
+	}
+	KT_ASSERT_EQ(after, before); /* disjoint pairs: nothing to report */
+	uint16_t cores[3] = {0, 1, 2};
+	xsends_done = 0;
+	KT_ASSERT(ktest_run_on(cores, 3, xsend_same_sink, 0));
+	after = 0;
+	for (unsigned c = 0; c < 3; c++) {
+		KT_ASSERT_EQ(results[c], 0); /* reported, but nothing is lost */
+		after += noc_core_stats[c].xsend_violations;
+	}
+	KT_ASSERT(after > before);
+}
