@@ -20,6 +20,11 @@ def test_noc_suite(boot, harts):
     assert_all_passed(boot(harts=harts, bootargs="ktest=noc", timeout=120))
 
 
+def test_noc_suite_with_one_slot_mailboxes(boot):
+    """The smallest mailboxes: every send beyond the first waits for a credit, and still nothing deadlocks."""
+    assert_all_passed(boot(harts=36, bootargs="ktest=noc noc_depth=1", timeout=180))
+
+
 @pytest.mark.parametrize("harts", [64, 128])
 def test_storm_with_depth_2(boot, harts):
     """All-to-all storm and pairwise exchanges with 2-slot mailboxes: nothing lost, order kept, no deadlock."""

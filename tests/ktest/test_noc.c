@@ -673,6 +673,11 @@ KTEST(noc, xsend_checks_its_rules)
 		after += noc_core_stats[c].xsend_violations;
 	}
 	KT_ASSERT_EQ(after, before); /* disjoint pairs: nothing to report */
+	if (noc_params.depth < 2) {
+		/* the R2 case needs both messages in the sink's mailbox at once */
+		kprintf("ktest:   (R2 case skipped: needs noc_depth >= 2)\n");
+		return;
+	}
 	uint16_t cores[3] = {0, 1, 2};
 	xsends_done = 0;
 	KT_ASSERT(ktest_run_on(cores, 3, xsend_same_sink, 0));
