@@ -124,51 +124,49 @@ static const char *read_uart(const void *fdt)
 	return 0;
 }
 
-/* The PLIC's interrupts-extended pairs (intc phandle, cause): pair i is context i. */
-static void read_plic(const void *fdt)
+/*
+ * Maps the (interrupt-controller phandle, cause) pairs of a device's
+ * interrupts-extended to cpus: out[cpu] = index of the pair that targets the
+ * cpu's hart with `cause` (-1 if none). For the PLIC the index is a context,
+ * for the ACLINT SSWI a register. Returns the device's node, or -1.
+ */
+static int map_interrupt_targets(const void *fdt, const char *compat, uint32_t cause, uint64_t *base, int *out)
 {
 	for (unsigned i = 0; i < MOSAIC_MAX_HARTS; i++)
-		plat.plic_s_context[i] = -1;
-	int node = fdt_find_compatible(fdt, -1, "riscv,plic0");
+		out[i] = -1;
+	int node = fdt_find_compatible(fdt, -1, compat);
 	uint64_t size;
-	if (node < 0 || !fdt_get_reg(fdt, node, 0, &plat.plic_base, &size)) {
-		plat.plic_base = 0;
-		return;
-	}
-	int len;
-	const uint8_t *ie = fdt_getprop(fdt, node, "interrupts-extended", &len);
-	unsigned n = plat.dt_harts < MOSAIC_MAX_HARTS ? plat.dt_harts : MOSAIC_MAX_HARTS;
-	for (int ctx = 0; ie && (ctx + 1) * 8 <= len; ctx++) {
-		uint32_t ph = fdt_be32(ie + 8 * ctx), cause = fdt_be32(ie + 8 * ctx + 4);
-		if (cause != 9 /* supervisor external */)
-			continue;
-		for (unsigned cpu = 0; cpu < n; cpu++)
-			if (plat.intc_phandle[cpu] == ph)
-				plat.plic_s_context[cpu] = ctx;
-	}
-}
-
-/* ACLINT SSWI (riscv,aclint-sswi): register i raises SSIP on the hart of the i-th
- * interrupts-extended entry, so S-mode can interrupt another hart without an SBI call. */
-static void read_sswi(const void *fdt)
-{
-	for (unsigned i = 0; i < MOSAIC_MAX_HARTS; i++)
-		plat.sswi_index[i] = -1;
-	int node = fdt_find_compatible(fdt, -1, "riscv,aclint-sswi");
-	uint64_t size;
-	if (node < 0 || !fdt_get_reg(fdt, node, 0, &plat.sswi_base, &size)) {
-		plat.sswi_base = 0;
-		return;
+	if (node < 0 || !fdt_get_reg(fdt, node, 0, base, &size)) {
+		*base = 0;
+		return -1;
 	}
 	int len;
 	const uint8_t *ie = fdt_getprop(fdt, node, "interrupts-extended", &len);
 	unsigned n = plat.dt_harts < MOSAIC_MAX_HARTS ? plat.dt_harts : MOSAIC_MAX_HARTS;
 	for (int i = 0; ie && (i + 1) * 8 <= len; i++) {
 		uint32_t ph = fdt_be32(ie + 8 * i);
+		if (fdt_be32(ie + 8 * i + 4) != cause)
+			continue;
 		for (unsigned cpu = 0; cpu < n; cpu++)
 			if (plat.intc_phandle[cpu] == ph)
-				plat.sswi_index[cpu] = i;
+				out[cpu] = i;
 	}
+	return node;
+}
+
+/* The PLIC's S-mode (cause 9) contexts, for routing UART input. */
+static void read_plic(const void *fdt)
+{
+	map_interrupt_targets(fdt, "riscv,plic0", 9, &plat.plic_base, plat.plic_s_context);
+}
+
+/* ACLINT SSWI: register i raises SSIP (cause 1) on the hart of the i-th pair, so
+ * S-mode can interrupt another hart without an SBI call. */
+static void read_sswi(const void *fdt)
+{
+	if (map_interrupt_targets(fdt, "riscv,aclint-sswi", 1, &plat.sswi_base, plat.sswi_index) < 0)
+		return;
+	unsigned n = plat.dt_harts < MOSAIC_MAX_HARTS ? plat.dt_harts : MOSAIC_MAX_HARTS;
 	for (unsigned cpu = 0; cpu < n; cpu++)
 		if (plat.sswi_index[cpu] < 0)
 			plat.sswi_base = 0; /* not every hart reachable: use SBI */

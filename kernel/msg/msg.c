@@ -57,6 +57,20 @@ static void fill_status(struct msg_status *st, const struct noc_header *h, int e
 
 static bool valid_core(int c) { return c >= 0 && (unsigned)c < mesh.cores; }
 
+/* The checks every send makes before anything is queued or sent. */
+static int check_send(int dst, int tag, const void *buf, uint32_t len)
+{
+	if (!valid_core(dst))
+		return -ENXIO;
+	if (tag < 0)
+		return -EINVAL;
+	if (len > NOC_MAX_BODY)
+		return -EMSGSIZE;
+	if (len && !buf)
+		return -EINVAL;
+	return 0;
+}
+
 /* ---- send side ---- */
 
 static bool earlier_send_pending(struct endpoint *ep, struct msg_request *r)
@@ -251,14 +265,9 @@ int msg_isend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t l
 {
 	if (!req)
 		return -EINVAL;
-	if (!valid_core(dst))
-		return -ENXIO;
-	if (tag < 0)
-		return -EINVAL;
-	if (len > NOC_MAX_BODY)
-		return -EMSGSIZE;
-	if (len && !buf)
-		return -EINVAL;
+	int bad = check_send(dst, tag, buf, len);
+	if (bad)
+		return bad;
 	unsigned me = this_cpu();
 	struct endpoint *ep = &endpoints[me];
 	*req = (struct msg_request){.kind = MSG_REQ_SEND, .state = MSG_REQ_PENDING, .xsend = xsend, .type = type,
@@ -330,7 +339,7 @@ int msg_send(int dst, int tag, const void *buf, uint32_t len)
 {
 	/* fast path: nothing queued before us, so sending at once keeps every ordering rule */
 	unsigned me = this_cpu();
-	if (!endpoints[me].send_head && valid_core(dst) && tag >= 0 && len <= NOC_MAX_BODY && (buf || !len)) {
+	if (!endpoints[me].send_head && check_send(dst, tag, buf, len) == 0) {
 		int e = noc_hw_send(me, (unsigned)dst, MSG_TYPE_DATA, tag, buf, len, false);
 		if (e != -EBUSY)
 			return e;
@@ -354,14 +363,9 @@ int msg_isend(int dst, int tag, const void *buf, uint32_t len, struct msg_reques
 
 int msg_trysend(int dst, int tag, const void *buf, uint32_t len)
 {
-	if (!valid_core(dst))
-		return -ENXIO;
-	if (tag < 0)
-		return -EINVAL;
-	if (len > NOC_MAX_BODY)
-		return -EMSGSIZE;
-	if (len && !buf)
-		return -EINVAL;
+	int bad = check_send(dst, tag, buf, len);
+	if (bad)
+		return bad;
 	unsigned me = this_cpu();
 	if (peer_has_pending_send(&endpoints[me], (unsigned)dst))
 		return -EBUSY; /* earlier sends to dst still wait for credits */
