@@ -31,7 +31,7 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-I. -MMD -MP
 LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,--no-warn-rwx-segments
 
-KERNEL_DIRS := arch/riscv kernel kernel/msg kernel/bench drivers drivers/noc lib tests/ktest
+KERNEL_DIRS := arch/riscv kernel kernel/msg kernel/dispatch kernel/bench drivers drivers/noc lib tests/ktest
 SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 
