@@ -20,6 +20,7 @@
 #include "drivers/timer.h"
 #include "drivers/poweroff.h"
 #include "drivers/noc/noc.h"
+#include "kernel/domain.h"
 
 extern char boot_stack[], boot_stack_top[];
 
@@ -112,8 +113,11 @@ void kmain(uint64_t hartid, const void *fdt)
 	const char *noc_err = noc_init();
 	if (noc_err)
 		report_bootarg_error(noc_err);
-	kprintf("mosaic: NoC %ux%u mesh, %lu-slot mailboxes, IPIs by %s\n", mesh.w, mesh.h, noc_params.depth,
-		ipi_method());
+	const char *dom_err = domain_init();
+	if (dom_err)
+		report_bootarg_error(dom_err);
+	kprintf("mosaic: NoC %ux%u mesh, %lu-slot mailboxes, IPIs by %s; %u domains%s\n", mesh.w, mesh.h,
+		noc_params.depth, ipi_method(), layout.ndomains, layout.partial ? " (partial simulation)" : "");
 
 	console_enable_input_irq();
 	int status = run_boot_actions(online);

@@ -1,6 +1,6 @@
 /*
- * Looking at the NoC: the shell's `mesh` (the tile <-> core <-> hart table) and
- * `noc` (a heat map of link load and per-core counters), and the JSON dump of
+ * Looking at the NoC: the shell's `noc` (a heat map of link load and per-core
+ * counters; `mesh`, in kernel/domain.c, draws the tiles), and the JSON dump of
  * every counter at power-off (boot argument noc_stats=1).
  */
 #include "drivers/noc/noc.h"
@@ -13,25 +13,6 @@
 
 static uint64_t dump_at_poweroff;
 BOOTARG_U64("noc_stats", dump_at_poweroff, 0, 1, "NoC: print all statistics as JSON at power-off");
-
-SHELL_CMD(mesh, "mesh", "draw the mesh: each tile's core id and hart id")
-{
-	if (argc != 1)
-		return SHELL_USAGE;
-	kprintf("mesh %ux%u, XY routing; each tile shows core/hart\n     ", mesh.w, mesh.h);
-	for (unsigned x = 0; x < mesh.w; x++)
-		kprintf(" x=%-5u", x);
-	kprintf("\n");
-	for (unsigned y = 0; y < mesh.h; y++) {
-		kprintf("y=%-3u", y);
-		for (unsigned x = 0; x < mesh.w; x++) {
-			unsigned c = mesh_core_at(x, y);
-			kprintf(" %3u/%-3u", c, mesh_tiles[c].hartid);
-		}
-		kprintf("\n");
-	}
-	return 0;
-}
 
 static const char heat_chars[] = " .:-=+*#%@";
 
