@@ -5,6 +5,7 @@
 #include "arch/riscv/trap.h"
 #include "drivers/uart.h"
 #include "drivers/plic.h"
+#include "kernel/background.h"
 #include "lib/format.h"
 #include "kernel/spinlock.h"
 
@@ -89,21 +90,19 @@ void console_enable_input_irq(void)
 	}
 }
 
+static bool input_waiting(void *arg)
+{
+	(void)arg;
+	console_poll_uart(); /* characters that arrived before the interrupt was routed */
+	return input_tail != input_head;
+}
+
 char console_getc(void)
 {
-	for (;;) {
-		uint64_t s = irq_save();
-		if (input_tail != input_head) {
-			char c = input_ring[input_tail];
-			input_tail = (input_tail + 1) % INPUT_SIZE;
-			irq_restore(s);
-			return c;
-		}
-		console_poll_uart(); /* characters that arrived before the interrupt was routed */
-		if (input_tail == input_head) {
-			this_hart()->wfi_count++;
-			wfi();
-		}
-		irq_restore(s); /* a pending interrupt is taken here */
-	}
+	core_wait(input_waiting, 0); /* the shell's hart may be a master: it serves meanwhile */
+	uint64_t s = irq_save();
+	char c = input_ring[input_tail];
+	input_tail = (input_tail + 1) % INPUT_SIZE;
+	irq_restore(s);
+	return c;
 }

@@ -10,6 +10,7 @@
 #include "arch/riscv/sbi.h"
 #include "drivers/timer.h"
 #include "kernel/bootargs.h"
+#include "kernel/background.h"
 
 struct hart harts[MOSAIC_MAX_HARTS];
 unsigned hart_count;
@@ -137,10 +138,20 @@ bool hart_call(unsigned cpu, hart_fn fn, void *arg)
 	return true;
 }
 
+static bool call_finished(void *arg)
+{
+	return __atomic_load_n(&((struct hart *)arg)->call_fn, __ATOMIC_ACQUIRE) == 0;
+}
+
+static bool call_arrived(void *arg)
+{
+	struct hart *me = arg;
+	return __atomic_load_n(&me->call_fn, __ATOMIC_ACQUIRE) != 0 && me->state == HART_BUSY;
+}
+
 void hart_call_wait(unsigned cpu)
 {
-	struct hart *h = &harts[cpu];
-	WAIT_UNTIL(__atomic_load_n(&h->call_fn, __ATOMIC_ACQUIRE) == 0, 0);
+	core_wait(call_finished, &harts[cpu]);
 }
 
 void hart_idle_loop(void)
@@ -157,7 +168,7 @@ void hart_idle_loop(void)
 			ipi_send(caller, IPI_WAKE); /* the caller may sleep in hart_call_wait */
 			continue;
 		}
-		WAIT_UNTIL(__atomic_load_n(&me->call_fn, __ATOMIC_ACQUIRE) != 0 && me->state == HART_BUSY, 0);
+		core_wait(call_arrived, me); /* a master serves its domain meanwhile */
 	}
 }
 

@@ -21,6 +21,7 @@
 #include "drivers/poweroff.h"
 #include "drivers/noc/noc.h"
 #include "kernel/domain.h"
+#include "kernel/background.h"
 
 extern char boot_stack[], boot_stack_top[];
 
@@ -116,6 +117,8 @@ void kmain(uint64_t hartid, const void *fdt)
 	const char *dom_err = domain_init();
 	if (dom_err)
 		report_bootarg_error(dom_err);
+	background_enabled = true; /* masters now serve their domains */
+	ipi_broadcast(IPI_WAKE);   /* idle harts re-enter their wait with the NoC in place */
 	kprintf("mosaic: NoC %ux%u mesh, %lu-slot mailboxes, IPIs by %s; %u domains%s\n", mesh.w, mesh.h,
 		noc_params.depth, ipi_method(), layout.ndomains, layout.partial ? " (partial simulation)" : "");
 

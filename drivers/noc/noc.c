@@ -18,6 +18,7 @@
 #include "kernel/kheap.h"
 #include "kernel/platform.h"
 #include "lib/string.h"
+#include "lib/bits.h"
 
 struct noc_params noc_params = {
 	.t_inject_ns = NOC_T_INJECT_NS_DEFAULT,
@@ -61,6 +62,9 @@ const char *noc_init(void)
 		if (!mb->slots)
 			return "noc: no memory for the mailboxes";
 		memset(mb->slots, 0, noc_params.depth * sizeof(struct noc_slot));
+		for (unsigned i = 0; i < noc_params.depth; i++)
+			mb->slots[i].reserved_for = -1;
+		mb->free_mask = noc_params.depth == 64 ? ~0UL : (1UL << noc_params.depth) - 1;
 	}
 	return bad;
 }
@@ -125,7 +129,8 @@ static void report_xsend(unsigned src, unsigned dst, const char *rule)
 		kprintf("noc: xsend %u -> %u breaks %s; use send (flow control) for this pattern\n", src, dst, rule);
 }
 
-int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const void *body, uint32_t len, bool xsend)
+int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const void *body, uint32_t len, bool xsend,
+		bool wait)
 {
 	if (dst >= mesh.cores)
 		return -ENXIO;
@@ -141,21 +146,32 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const vo
 	struct noc_mailbox *mb = &noc_mailboxes[dst];
 	uint64_t s = spin_lock(&mb->lock);
 	struct noc_slot *slot = 0;
-	for (unsigned i = 0; i < noc_params.depth && !slot; i++)
-		if (!mb->slots[i].used)
-			slot = &mb->slots[i];
+	unsigned idx = 0;
+	for (uint64_t m = mb->kept_mask; m && !slot; m &= m - 1)
+		if (mb->slots[lowest_bit(m)].reserved_for == (int16_t)src)
+			slot = &mb->slots[idx = lowest_bit(m)]; /* the credit kept for us */
+	if (!slot && mb->credit_count == 0 && mb->free_mask)
+		slot = &mb->slots[idx = lowest_bit(mb->free_mask)];
 	if (!slot) {
+		if (wait && !(mb->credit_queued[src / 64] & (1UL << (src % 64)))) {
+			mb->credit_queue[(mb->credit_head + mb->credit_count++) % MOSAIC_MAX_HARTS] = (uint16_t)src;
+			mb->credit_queued[src / 64] |= 1UL << (src % 64);
+		}
 		spin_unlock(&mb->lock, s);
 		kfree(big);
 		noc_core_stats[src].credit_stalls++;
 		return -EBUSY;
 	}
+	slot->reserved_for = -1;
+	mb->kept_mask &= ~(1UL << idx);
+	mb->free_mask &= ~(1UL << idx);
+	mb->used_mask |= 1UL << idx;
 	uint64_t now = noc_now_ns(), wait_ns;
 	unsigned hops;
 	bool r2 = false, r3 = false;
 	if (xsend && noc_params.check_xsend)
-		for (unsigned i = 0; i < noc_params.depth; i++)
-			if (mb->slots[i].used && mb->slots[i].h.src != src)
+		for (uint64_t m = mb->used_mask & ~(1UL << idx); m; m &= m - 1)
+			if (mb->slots[lowest_bit(m)].h.src != src)
 				r2 = true; /* the sink still holds another source's message */
 	uint64_t deliver = book_route(src, dst, noc_flits(len), now, xsend && noc_params.check_xsend, &wait_ns, &hops, &r3);
 	if (deliver < last_delivery_ns[src][dst])
@@ -188,10 +204,8 @@ struct noc_slot *noc_mailbox_find(unsigned core, const struct noc_match *m, uint
 	struct noc_mailbox *mb = &noc_mailboxes[core];
 	struct noc_slot *best = 0;
 	uint64_t next = UINT64_MAX;
-	for (unsigned i = 0; i < noc_params.depth; i++) {
-		struct noc_slot *sl = &mb->slots[i];
-		if (!sl->used)
-			continue;
+	for (uint64_t bits = mb->used_mask; bits; bits &= bits - 1) {
+		struct noc_slot *sl = &mb->slots[lowest_bit(bits)];
 		if (sl->h.t_deliver_ns > now) {
 			if (sl->h.t_deliver_ns < next)
 				next = sl->h.t_deliver_ns;
@@ -205,6 +219,15 @@ struct noc_slot *noc_mailbox_find(unsigned core, const struct noc_match *m, uint
 	return best;
 }
 
+uint64_t noc_mailbox_next_delivery(unsigned core)
+{
+	struct noc_mailbox *mb = &noc_mailboxes[core];
+	uint64_t next, s = spin_lock(&mb->lock);
+	noc_mailbox_find(core, 0, noc_now_ns(), &next);
+	spin_unlock(&mb->lock, s);
+	return next;
+}
+
 void noc_mailbox_release(unsigned core, struct noc_slot *slot)
 {
 	struct noc_mailbox *mb = &noc_mailboxes[core];
@@ -213,16 +236,22 @@ void noc_mailbox_release(unsigned core, struct noc_slot *slot)
 	slot->body = 0;
 	slot->used = false;
 	mb->used--;
+	uint64_t bit = 1UL << (slot - mb->slots);
+	mb->used_mask &= ~bit;
 	noc_core_stats[core].received++;
 	noc_core_stats[core].bytes_received += slot->h.len;
-	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++) {
-		if (!__atomic_load_n(&mb->credit_waiters[w], __ATOMIC_ACQUIRE))
-			continue;
-		uint64_t waiters = __atomic_exchange_n(&mb->credit_waiters[w], 0, __ATOMIC_ACQ_REL);
-		for (unsigned b = 0; waiters; b++, waiters >>= 1)
-			if (waiters & 1) {
-				__atomic_fetch_add(&noc_mailboxes[w * 64 + b].events, 1, __ATOMIC_RELEASE);
-				noc_wake(w * 64 + b);
-			}
+	slot->reserved_for = -1;
+	if (mb->credit_count) {
+		/* the credit goes to the oldest waiting sender, who is woken to use it */
+		unsigned w = mb->credit_queue[mb->credit_head];
+		mb->credit_head = (mb->credit_head + 1) % MOSAIC_MAX_HARTS;
+		mb->credit_count--;
+		mb->credit_queued[w / 64] &= ~(1UL << (w % 64));
+		slot->reserved_for = (int16_t)w;
+		mb->kept_mask |= bit;
+		__atomic_fetch_add(&noc_mailboxes[w].events, 1, __ATOMIC_RELEASE);
+		noc_wake(w);
+	} else {
+		mb->free_mask |= bit;
 	}
 }

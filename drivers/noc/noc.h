@@ -37,6 +37,7 @@ struct noc_header {
 struct noc_slot {
 	struct noc_header h;
 	uint64_t order;   /* arrival order in this mailbox */
+	int16_t reserved_for; /* freed slot handed to this waiting sender, -1 if free for anyone */
 	uint8_t *body;    /* inline_body or a kmalloc'd buffer */
 	bool used;
 	uint8_t inline_body[NOC_INLINE_BODY] __attribute__((aligned(8)));
@@ -46,10 +47,17 @@ struct noc_mailbox {
 	struct spinlock lock;
 	struct noc_slot *slots;
 	unsigned used;
+	/* slot bitmaps (depth <= 64), so the message path never scans idle slots */
+	uint64_t used_mask;   /* holding a message */
+	uint64_t free_mask;   /* free for any sender */
+	uint64_t kept_mask;   /* free but kept for a waiting sender (slot.reserved_for) */
 	uint64_t next_order;
 	volatile uint32_t events;           /* bumped on every arrival and every credit we were promised */
 	volatile uint32_t sleeping;         /* the owner sleeps in WFI waiting for events */
-	volatile uint64_t credit_waiters[MOSAIC_MAX_HARTS / 64]; /* senders waiting for a slot here */
+	/* senders waiting for a slot, oldest first: freed slots go to them in this order */
+	uint16_t credit_queue[MOSAIC_MAX_HARTS];
+	unsigned credit_head, credit_count;
+	uint64_t credit_queued[MOSAIC_MAX_HARTS / 64];
 };
 
 struct noc_link_stats {
@@ -90,10 +98,14 @@ static inline uint32_t noc_flits(uint32_t len)
 
 /*
  * Puts a message into dst's mailbox. Returns 0, -EBUSY if dst has no free slot
- * (flow control), -ENOMEM if a large body cannot be buffered. With xsend the
- * credit check is the caller's business (it waits rather than fails).
+ * (flow control), -ENOMEM if a large body cannot be buffered. Credits are handed
+ * out first come, first served: a sender that gets -EBUSY with `wait` set joins
+ * dst's credit queue, and the next freed slot is kept for the oldest waiter (who
+ * is woken and must retry); while anyone waits, newcomers get no slot. A caller
+ * that will not retry (trysend) passes wait = false and is not queued.
  */
-int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const void *body, uint32_t len, bool xsend);
+int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const void *body, uint32_t len, bool xsend,
+		bool wait);
 
 /* Match predicate for the receive side: src/tag may be wildcards (< 0). */
 struct noc_match {
@@ -114,6 +126,8 @@ static inline bool noc_matches(const struct noc_header *h, const struct noc_matc
  * (UINT64_MAX if none). Call with the mailbox lock held.
  */
 struct noc_slot *noc_mailbox_find(unsigned core, const struct noc_match *m, uint64_t now, uint64_t *next_ns);
+/* Earliest delivery time of a message still in flight to core (UINT64_MAX if none). */
+uint64_t noc_mailbox_next_delivery(unsigned core);
 /* Frees a slot found above (lock held) and hands the credit to waiting senders. */
 void noc_mailbox_release(unsigned core, struct noc_slot *slot);
 void noc_wake(unsigned core);

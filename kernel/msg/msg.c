@@ -84,7 +84,7 @@ static bool earlier_send_pending(struct endpoint *ep, struct msg_request *r)
 /* One attempt; true when the request is finished (sent or failed). */
 static bool try_send(unsigned me, struct msg_request *r)
 {
-	int e = noc_hw_send(me, r->peer, r->type, r->tag, r->sbuf, r->len, r->xsend);
+	int e = noc_hw_send(me, r->peer, r->type, r->tag, r->sbuf, r->len, r->xsend, true);
 	if (e == -EBUSY)
 		return false;
 	r->status = (struct msg_status){.source = (int)me, .tag = r->tag, .len = r->len, .error = e};
@@ -219,19 +219,11 @@ static void progress(unsigned me, struct endpoint *ep)
 	}
 }
 
-/* Asks every destination we wait on for a credit to wake us when a slot frees. */
-static void want_credits(unsigned me, struct endpoint *ep)
-{
-	for (struct msg_request *r = ep->send_head; r; r = r->next)
-		__atomic_fetch_or(&noc_mailboxes[r->peer].credit_waiters[me / 64], 1UL << (me % 64), __ATOMIC_ACQ_REL);
-}
-
 /* Makes progress, sleeping in WFI between attempts, until done(arg). */
 static void wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void *), void *arg)
 {
 	struct noc_mailbox *mb = &noc_mailboxes[me];
 	for (;;) {
-		want_credits(me, ep);
 		uint32_t seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
 		progress(me, ep);
 		if (done(arg))
@@ -340,7 +332,7 @@ int msg_send(int dst, int tag, const void *buf, uint32_t len)
 	/* fast path: nothing queued before us, so sending at once keeps every ordering rule */
 	unsigned me = this_cpu();
 	if (!endpoints[me].send_head && check_send(dst, tag, buf, len) == 0) {
-		int e = noc_hw_send(me, (unsigned)dst, MSG_TYPE_DATA, tag, buf, len, false);
+		int e = noc_hw_send(me, (unsigned)dst, MSG_TYPE_DATA, tag, buf, len, false, true);
 		if (e != -EBUSY)
 			return e;
 	}
@@ -369,7 +361,7 @@ int msg_trysend(int dst, int tag, const void *buf, uint32_t len)
 	unsigned me = this_cpu();
 	if (peer_has_pending_send(&endpoints[me], (unsigned)dst))
 		return -EBUSY; /* earlier sends to dst still wait for credits */
-	return noc_hw_send(me, (unsigned)dst, MSG_TYPE_DATA, tag, buf, len, false);
+	return noc_hw_send(me, (unsigned)dst, MSG_TYPE_DATA, tag, buf, len, false, false);
 }
 
 /* Fast path of a receive with no earlier receive posted and nothing unhandled:
@@ -483,6 +475,12 @@ int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct msg_stat
 int msg_probe(int src, int tag, bool block, struct msg_status *st)
 {
 	return msg_probe_typed(MSG_TYPE_DATA, src, tag, block, st);
+}
+
+void msg_drain(void)
+{
+	unsigned me = this_cpu();
+	drain_mailbox(me, &endpoints[me]);
 }
 
 unsigned msg_unhandled_count(unsigned core) { return endpoints[core].uh_count; }

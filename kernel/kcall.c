@@ -1,0 +1,260 @@
+/*
+ * The kernel-call table and the asymmetric path: a call whose side is
+ * KCALL_MASTER is sent as a NoC message to the caller's domain master, which
+ * serves such calls one at a time in arrival order (every core has at most one
+ * call outstanding, so no core waits behind more than the other cores of its
+ * domain) and replies; the caller sleeps in WFI meanwhile.
+ */
+#include "kernel/kcall.h"
+#include "kernel/domain.h"
+#include "kernel/hart.h"
+#include "kernel/errno.h"
+#include "kernel/kheap.h"
+#include "kernel/console.h"
+#include "kernel/msg/msg.h"
+#include "drivers/timer.h"
+#include "drivers/noc/mesh.h"
+#include "lib/string.h"
+
+#define MSG_TYPE_KCALL MSG_TYPE_KERNEL
+#define MSG_TYPE_KCALL_REPLY (MSG_TYPE_KERNEL + 1)
+
+/* Per-core context of what runs there (set when a task starts; the kernel itself is job 0). */
+struct kcall_context {
+	uint64_t job, rank;
+	uint64_t heap_used, heap_limit; /* accounted by the master for its domain's cores */
+};
+static struct kcall_context contexts[MOSAIC_MAX_HARTS];
+#define HEAP_LIMIT_DEFAULT (1024 * 1024)
+
+static uint64_t served[MOSAIC_MAX_HARTS];
+/* The callers of the last KCALL_LOG forwarded calls each master served, for the fairness test. */
+static uint16_t served_log[MOSAIC_MAX_HARTS][KCALL_LOG];
+
+struct kcall_fwd {
+	uint32_t nr;
+	uint32_t len;
+	uint64_t args[6];
+};
+
+/* ---- handlers ---- */
+
+static int64_t kc_core_id(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)a, (void)d, (void)n;
+	return caller;
+}
+
+static int64_t kc_domain_id(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)a, (void)d, (void)n;
+	return domain_of(caller);
+}
+
+static int64_t kc_job_id(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)a, (void)d, (void)n;
+	return (int64_t)contexts[caller].job;
+}
+
+static int64_t kc_rank(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)a, (void)d, (void)n;
+	return (int64_t)contexts[caller].rank;
+}
+
+static int64_t kc_time_ns(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)caller, (void)a, (void)d, (void)n;
+	return (int64_t)timer_now_ns();
+}
+
+static int64_t kc_sleep_us(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)caller, (void)d, (void)n;
+	if (a[0] > 60ULL * 1000 * 1000)
+		return -EINVAL;
+	timer_sleep_us(a[0]);
+	return 0;
+}
+
+/* Runs on the master: the text arrived with the call. */
+static int64_t kc_write(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)a;
+	kprintf("[core %u] %.*s", caller, (int)n, (const char *)d);
+	return n;
+}
+
+/* Runs on the master, which keeps its domain's heap accounts. */
+static int64_t kc_heap_grow(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)d, (void)n;
+	struct kcall_context *c = &contexts[caller];
+	uint64_t limit = c->heap_limit ? c->heap_limit : HEAP_LIMIT_DEFAULT;
+	if (a[0] > limit || c->heap_used + a[0] > limit)
+		return -ENOMEM;
+	c->heap_used += a[0];
+	return (int64_t)c->heap_used;
+}
+
+static int64_t kc_send(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)caller, (void)d, (void)n;
+	return msg_send((int)a[0], (int)a[1], (const void *)a[2], (uint32_t)a[3]);
+}
+
+static int64_t kc_trysend(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)caller, (void)d, (void)n;
+	return msg_trysend((int)a[0], (int)a[1], (const void *)a[2], (uint32_t)a[3]);
+}
+
+static int64_t kc_recv(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)caller, (void)d, (void)n;
+	return msg_recv((int)a[0], (int)a[1], (void *)a[2], (uint32_t)a[3], (struct msg_status *)a[4]);
+}
+
+static int64_t kc_tryrecv(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)caller, (void)d, (void)n;
+	return msg_tryrecv((int)a[0], (int)a[1], (void *)a[2], (uint32_t)a[3], (struct msg_status *)a[4]);
+}
+
+static int64_t kc_probe(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)caller, (void)d, (void)n;
+	return msg_probe((int)a[0], (int)a[1], a[2] != 0, (struct msg_status *)a[3]);
+}
+
+/* Calls with a NULL fn are numbered and placed, and come with user tasks or jobs. */
+const struct kcall_desc kcall_table[KC_COUNT] = {
+	[KC_EXIT] = {"exit", KCALL_LOCAL, 0},
+	[KC_WRITE] = {"write", KCALL_MASTER, kc_write},
+	[KC_CORE_ID] = {"core_id", KCALL_LOCAL, kc_core_id},
+	[KC_DOMAIN_ID] = {"domain_id", KCALL_LOCAL, kc_domain_id},
+	[KC_JOB_ID] = {"job_id", KCALL_LOCAL, kc_job_id},
+	[KC_RANK] = {"rank", KCALL_LOCAL, kc_rank},
+	[KC_TIME_NS] = {"time_ns", KCALL_LOCAL, kc_time_ns},
+	[KC_SLEEP_US] = {"sleep_us", KCALL_LOCAL, kc_sleep_us},
+	[KC_HEAP_GROW] = {"heap_grow", KCALL_MASTER, kc_heap_grow},
+	[KC_SEND] = {"send", KCALL_LOCAL, kc_send},
+	[KC_TRYSEND] = {"trysend", KCALL_LOCAL, kc_trysend},
+	[KC_ISEND] = {"isend", KCALL_LOCAL, 0},
+	[KC_XSEND] = {"xsend", KCALL_LOCAL, 0},
+	[KC_RECV] = {"recv", KCALL_LOCAL, kc_recv},
+	[KC_TRYRECV] = {"tryrecv", KCALL_LOCAL, kc_tryrecv},
+	[KC_IRECV] = {"irecv", KCALL_LOCAL, 0},
+	[KC_TEST] = {"test", KCALL_LOCAL, 0},
+	[KC_WAIT] = {"wait", KCALL_LOCAL, 0},
+	[KC_PROBE] = {"probe", KCALL_LOCAL, kc_probe},
+	[KC_GROUP_INIT] = {"group_init", KCALL_LOCAL, 0},
+	[KC_BARRIER] = {"barrier", KCALL_LOCAL, 0},
+	[KC_BCAST] = {"bcast", KCALL_LOCAL, 0},
+	[KC_REDUCE] = {"reduce", KCALL_LOCAL, 0},
+	[KC_ALLREDUCE] = {"allreduce", KCALL_LOCAL, 0},
+	[KC_GATHER] = {"gather", KCALL_LOCAL, 0},
+	[KC_ALLGATHER] = {"allgather", KCALL_LOCAL, 0},
+	[KC_ALLTOALL] = {"alltoall", KCALL_LOCAL, 0},
+	[KC_ALLTOALLV] = {"alltoallv", KCALL_LOCAL, 0},
+	[KC_JOB_SPAWN] = {"job_spawn", KCALL_MASTER, 0},
+	[KC_JOB_WAIT] = {"job_wait", KCALL_MASTER, 0},
+};
+
+/* ---- the forwarded path ---- */
+
+static int64_t forward(unsigned me, unsigned nr, const uint64_t *args, const void *data, uint32_t len)
+{
+	if (len > NOC_MAX_BODY - sizeof(struct kcall_fwd))
+		return -EMSGSIZE;
+	uint8_t *msg = kmalloc(sizeof(struct kcall_fwd) + len);
+	if (!msg)
+		return -ENOMEM;
+	struct kcall_fwd *f = (struct kcall_fwd *)msg;
+	f->nr = nr;
+	f->len = len;
+	memcpy(f->args, args, sizeof f->args);
+	if (len)
+		memcpy(msg + sizeof *f, data, len);
+	unsigned master = domain_master(domain_of(me));
+	struct msg_request req;
+	int64_t ret = 0;
+	int e = msg_isend_typed(MSG_TYPE_KCALL, (int)master, (int)nr, msg, sizeof *f + len, false, &req);
+	if (!e)
+		e = msg_wait(&req, 0);
+	kfree(msg);
+	if (!e)
+		e = msg_irecv_typed(MSG_TYPE_KCALL_REPLY, (int)master, (int)nr, &ret, sizeof ret, &req);
+	if (!e)
+		e = msg_wait(&req, 0);
+	return e ? e : ret;
+}
+
+int64_t kcall(unsigned nr, const uint64_t *args, const void *data, uint32_t len)
+{
+	if (nr >= KC_COUNT || !kcall_table[nr].fn)
+		return -ENOSYS;
+	unsigned me = this_cpu();
+	const struct kcall_desc *k = &kcall_table[nr];
+	if (k->side == KCALL_MASTER && !is_master(me))
+		return forward(me, nr, args, data, len);
+	return k->fn(me, args, data, len);
+}
+
+/*
+ * Serves one waiting call, taking the callers of the domain in turn (round robin
+ * from the one after the last served): with each core having at most one call
+ * outstanding, a caller waits for at most one call of every other core. The
+ * mailbox is drained first so blocked senders get their credits back and every
+ * waiting call is seen, not only the ones that won a slot.
+ */
+bool master_serve_one(void)
+{
+	static uint16_t last_served[MOSAIC_MAX_HARTS];
+	unsigned me = this_cpu();
+	if (!is_master(me))
+		return false;
+	msg_drain();
+	struct msg_status st;
+	const struct domain *d = &layout.domains[domain_of(me)];
+	unsigned w = d->x1 - d->x0, n = d->ncores, start = last_served[me];
+	bool found = false;
+	for (unsigned i = 1; i <= n && !found; i++) {
+		unsigned k = (start + i) % n; /* k-th core of the domain, row by row */
+		unsigned c = mesh_core_at(d->x0 + k % w, d->y0 + k / w);
+		if (msg_probe_typed(MSG_TYPE_KCALL, (int)c, MSG_ANY_TAG, false, &st) == 0) {
+			found = true;
+			last_served[me] = (uint16_t)k;
+		}
+	}
+	if (!found)
+		return false;
+	uint8_t *msg = kmalloc(st.len ? st.len : 1);
+	if (!msg)
+		return false; /* it stays queued; served when memory is back */
+	struct msg_request req;
+	int64_t ret;
+	int e = msg_irecv_typed(MSG_TYPE_KCALL, st.source, st.tag, msg, st.len, &req);
+	if (!e)
+		e = msg_wait(&req, &st);
+	if (e) {
+		ret = e;
+	} else {
+		struct kcall_fwd *f = (struct kcall_fwd *)msg;
+		bool ok = st.len >= sizeof *f && f->nr < KC_COUNT && kcall_table[f->nr].side == KCALL_MASTER &&
+			  kcall_table[f->nr].fn && sizeof *f + f->len == st.len;
+		ret = ok ? kcall_table[f->nr].fn((unsigned)st.source, f->args, msg + sizeof *f, f->len) : -ENOSYS;
+	}
+	kfree(msg);
+	served_log[me][served[me] % KCALL_LOG] = (uint16_t)st.source;
+	served[me]++;
+	e = msg_isend_typed(MSG_TYPE_KCALL_REPLY, st.source, st.tag, &ret, sizeof ret, false, &req);
+	if (!e)
+		msg_wait(&req, 0);
+	return true;
+}
+
+uint64_t master_calls_served(unsigned core) { return served[core]; }
+
+unsigned master_served_caller(unsigned core, uint64_t i) { return served_log[core][i % KCALL_LOG]; }

@@ -1,0 +1,60 @@
+/*
+ * Kernel calls: stable numbers, and on which side each one runs. Calls that are
+ * per-core by nature (own ids, time, the core's own NoC sends and receives) run
+ * on the calling core; calls that change state shared by the domain run on the
+ * domain's master core (its micro-kernel), which serves them one at a time in
+ * arrival order. docs/kcalls.md has the table; kcall_table in kcall.c is its source.
+ * Numbers never change; gaps are reserved for the groups named below.
+ */
+#ifndef KERNEL_KCALL_H
+#define KERNEL_KCALL_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+enum kcall_nr {
+	/* tasks and the console: 0..15 */
+	KC_EXIT = 0,
+	KC_WRITE = 1,      /* (buf, len): console output, printed by the master */
+	KC_CORE_ID = 2,
+	KC_DOMAIN_ID = 3,
+	KC_JOB_ID = 4,
+	KC_RANK = 5,
+	KC_TIME_NS = 6,
+	KC_SLEEP_US = 7,
+	KC_HEAP_GROW = 8,  /* (bytes): within the task's limit, accounted by the master */
+	/* point-to-point messages: 16..31 */
+	KC_SEND = 16, KC_TRYSEND, KC_ISEND, KC_XSEND, KC_RECV, KC_TRYRECV, KC_IRECV, KC_TEST, KC_WAIT, KC_PROBE,
+	/* groups and collectives: 32..47 */
+	KC_GROUP_INIT = 32, KC_BARRIER, KC_BCAST, KC_REDUCE, KC_ALLREDUCE, KC_GATHER, KC_ALLGATHER, KC_ALLTOALL,
+	KC_ALLTOALLV,
+	/* jobs (the job allocation protocol): 48..63, reserved */
+	KC_JOB_SPAWN = 48,
+	KC_JOB_WAIT = 49,
+	KC_COUNT = 64,
+};
+
+enum kcall_side { KCALL_NONE = 0, KCALL_LOCAL, KCALL_MASTER };
+
+struct kcall_desc {
+	const char *name;
+	enum kcall_side side;
+	int64_t (*fn)(unsigned caller, const uint64_t *args, const void *data, uint32_t len);
+};
+
+extern const struct kcall_desc kcall_table[KC_COUNT];
+
+/* Makes kernel call nr for the calling core with args[0..5]; `data` (len bytes)
+ * travels with a forwarded call (the text of KC_WRITE). -ENOSYS for an unknown or
+ * reserved number. */
+int64_t kcall(unsigned nr, const uint64_t *args, const void *data, uint32_t len);
+
+/* On a master core: serves one waiting forwarded call; false if none was waiting. */
+bool master_serve_one(void);
+/* Forwarded calls served so far by a master, and the caller of its i-th one
+ * (kept for the last KCALL_LOG calls; for tests and the shell). */
+#define KCALL_LOG 1024
+uint64_t master_calls_served(unsigned core);
+unsigned master_served_caller(unsigned core, uint64_t i);
+
+#endif
