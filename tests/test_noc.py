@@ -44,7 +44,7 @@ def test_latency_matches_the_model_under_icount(boot):
     for hops, model, measured in rows:
         # defaults: t_inject 1000 ns, t_hop 500 ns, t_flit 50 ns, an 8-byte body is one flit
         assert model == 1000 + hops * 500 + 50
-        assert model <= measured <= model + 2000  # docs/noc.md: 450 ns measured
+        assert model <= measured <= model + 2000  # docs/noc.md: 350-450 ns measured
     # the model dominates the trend: the latency at the far corner is well above the nearest neighbour's
     assert rows[-1][2] > rows[0][2] + 13 * 500 // 2
     m = re.search(r"B waited (\d+) ns \(predicted (\d+)\)", r.output)

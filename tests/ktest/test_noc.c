@@ -76,7 +76,7 @@ KTEST(noc, ping_pong)
  * time CSR. Under -icount (1 ns per instruction) that is a few hundred instructions;
  * without it guest time follows the host, which runs every hart in turn, so the
  * bound only catches gross errors. bench-noc measures the real figure. */
-#define OVERHEAD_NS_MAX_ICOUNT 2000 /* measured: 450 ns (docs/noc.md) */
+#define OVERHEAD_NS_MAX_ICOUNT 2000 /* measured: 350-450 ns (docs/noc.md) */
 #define OVERHEAD_NS_MAX_HOST 2000000
 
 struct latency_run {
