@@ -4,9 +4,11 @@ QEMU starts with -S and a GDB stub on a free port; gdb-multiarch attaches in
 batch mode with scripts/gdb/mosaic.gdb, stops a secondary hart, looks at the
 threads, the backtrace and mosaic-harts, backtraces an interrupt handler through
 its trap frame, then stops the boot hart once the log has content and reads it
-with mosaic-log and mosaic-bootargs. QEMU is killed at the end
-whatever happens (mosaiclib.run_qemu does it in a finally); gdb's own output
-is kept in build/test-logs/<test>.gdb.log.
+with mosaic-log and mosaic-bootargs. A second session stops the noc ktest
+while a receiver frees a mailbox slot and reads that mailbox with mosaic-mailbox
+and the mesh with mosaic-mesh. QEMU is killed at the end whatever happens
+(mosaiclib.run_qemu does it in a finally); gdb's own output is kept in
+build/test-logs/<test>.gdb.log.
 """
 import re
 import socket
@@ -58,12 +60,42 @@ def log_name(request, suffix):
     return LOG_DIR / (re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name) + suffix)
 
 
+def gdb_against_qemu(boot, request, harts, bootargs, steps, kill_after=False):
+    """Boots QEMU halted with a GDB stub and runs the gdb steps against it (after a 'connect' step).
+
+    Returns (mosaiclib.RunResult, {label: output}, gdb log path). With kill_after, QEMU is
+    killed as soon as gdb is done instead of running on to the end of the boot.
+    """
+    gdb_log = log_name(request, ".gdb.log")
+    sections = {}
+    qemu = {}
+    for _ in range(3):
+        port = free_port()  # QEMU binds it a moment later; on a clash the boot is retried with another
+        sections.clear()
+
+        def attach(proc):
+            qemu["proc"] = proc
+            sections.update(gdb_batch([("connect", f"target remote :{port}")] + steps, gdb_log,
+                                      extra_args=[str(KERNEL)]))
+            if kill_after and proc.poll() is None:
+                proc.kill()
+
+        try:
+            result = boot(harts=harts, bootargs=bootargs, gdb_port=port, started=attach, timeout=QEMU_TIMEOUT)
+        finally:
+            proc = qemu.get("proc")
+            if proc is not None and proc.poll() is None:  # run_qemu kills it already; never leave one behind
+                proc.kill()
+                proc.wait()
+        if "Address already in use" not in result.output:
+            break
+        # someone took the port between free_port() and QEMU's bind: try another
+    return result, sections, gdb_log
+
+
 @pytest.mark.parametrize("harts", [4, 8])
 def test_gdb_session(boot, request, harts):
-    port = free_port()  # QEMU binds it a moment later; on a clash the boot is retried with another
-    gdb_log = log_name(request, ".gdb.log")
     steps = [
-        ("connect", f"target remote :{port}"),
         ("break1", "break hart_secondary_main"),
         ("cont1", "continue"),
         ("threads", "info threads"),
@@ -81,26 +113,7 @@ def test_gdb_session(boot, request, harts):
         ("bootargs", "mosaic-bootargs"),
         ("detach", "detach"),
     ]
-    sections = {}
-    qemu = {}
-
-    def attach(proc):
-        qemu["proc"] = proc
-        sections.update(gdb_batch(steps, gdb_log, extra_args=[str(KERNEL)]))
-
-    for _ in range(3):
-        try:
-            result = boot(harts=harts, bootargs="cmd=harts", gdb_port=port, started=attach, timeout=QEMU_TIMEOUT)
-        finally:
-            proc = qemu.get("proc")
-            if proc is not None and proc.poll() is None:  # run_qemu kills it already; never leave one behind
-                proc.kill()
-                proc.wait()
-        if "Address already in use" not in result.output:
-            break
-        port = free_port()  # someone took the port between free_port() and QEMU's bind: try another
-        steps[0] = ("connect", f"target remote :{port}")
-        sections.clear()
+    result, sections, gdb_log = gdb_against_qemu(boot, request, harts, "cmd=harts", steps)
     where = f"(gdb output in {gdb_log})"
 
     # stopped on a secondary hart, in hart_secondary_main
@@ -152,6 +165,78 @@ def test_gdb_session(boot, request, harts):
     assert "mosaic: done, status 0" in result.output
 
 
+SLOT_ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\w+]+)\s+(-?\d+)\s+(\d+)\s+(\d+)\s+(\d+)"
+                      r"\s+(\d+)\s+(\d+)\s+(yes|in \d+ ns|\?)", re.M)
+
+
+def test_gdb_mailbox_and_mesh(boot, request):
+    """Stopped where a receiver frees a used slot (noc_mailbox_release), that slot is in mosaic-mailbox."""
+    steps = [
+        ("break", "break noc_mailbox_release"),  # called by a core on its own mailbox, the slot still used
+        ("cont", "continue"),
+        ("core", "printf \"core=%u\\n\", core"),
+        ("slot", "printf \"slot order=%lu src=%u dst=%u tag=%d\\n\", slot->order, slot->h.src, slot->h.dst, "
+                 "slot->h.tag"),
+        ("mailbox", "mosaic-mailbox core"),
+        ("mailbox_default", "mosaic-mailbox"),  # the selected thread is the hart that hit the breakpoint
+        ("mailbox_bad", "mosaic-mailbox 99"),
+        ("mesh", "mosaic-mesh"),
+        # later, in the all-to-all storm, a core with messages in its unhandled-message queue
+        ("break2", "delete"),
+        ("break2b", "break match_unhandled if ep->uh_count >= 2"),
+        ("cont2", "continue"),
+        ("uh", "printf \"uh_count=%u first src=%u tag=%d\\n\", ep->uh_count, ep->uh_head->h.src, "
+               "ep->uh_head->h.tag"),
+        ("unhandled", "mosaic-mailbox"),
+        ("kill", "kill"),
+    ]
+    # two-slot mailboxes: the storm's senders run out of credits and drain their own mailboxes meanwhile
+    result, sections, gdb_log = gdb_against_qemu(boot, request, 4, "ktest=noc noc_depth=2", steps,
+                                                 kill_after=True)
+    where = f"(gdb output in {gdb_log})"
+    assert re.search(r"hit Breakpoint 1, noc_mailbox_release", sections.get("cont", "")), \
+        f"no stop in noc_mailbox_release {where}"
+    core = int(re.search(r"core=(\d+)", sections["core"]).group(1))
+    slot = re.search(r"slot order=(\d+) src=(\d+) dst=(\d+) tag=(-?\d+)", sections["slot"])
+    assert slot and int(slot.group(3)) == core, f"the slot being released {where}"
+
+    mailbox = sections["mailbox"]
+    assert re.search(rf"^core {core}: tile \({core % 2}, {core // 2}\), hart \d+; guest time now \d+ ns$",
+                     mailbox, re.M), f"mosaic-mailbox header {where}"
+    assert re.search(r"^mailbox: depth \d+, used [1-9]\d*, events \d+, sleeping (yes|no), credit waiters",
+                     mailbox, re.M), f"mosaic-mailbox mailbox line {where}"
+    rows = SLOT_ROW.findall(mailbox)
+    assert rows, f"no slot rows in mosaic-mailbox {where}"
+    assert all(int(r[3]) == core for r in rows), f"slot dst {where}"
+    orders = [int(r[0]) for r in rows]
+    assert orders == sorted(orders), f"slots not in arrival order {where}"
+    released = [r for r in rows if int(r[0]) == int(slot.group(1))]
+    assert len(released) == 1, f"the released slot is not listed {where}"
+    r = released[0]
+    assert (int(r[2]), int(r[5])) == (int(slot.group(2)), int(slot.group(4))), f"src/tag of the slot {where}"
+    assert r[11] == "yes", f"a message being received must be visible already {where}"
+    for heading in ("unhandled messages: ", "posted receives: ", "pending sends: "):
+        assert heading in mailbox, f"mosaic-mailbox: no '{heading}' {where}"
+    assert sections["mailbox_default"] == mailbox, f"mosaic-mailbox without CORE {where}"
+    assert "core 99 is not on the mesh (mesh.cores is 4)" in sections["mailbox_bad"], where
+
+    mesh = sections["mesh"]
+    assert mesh.startswith("mesh 2x2, XY routing, 4 cores"), f"mosaic-mesh header {where}"
+    grid = re.findall(r"^y=(\d)\s+(\d+)/(\d+)(?: +\*?\d+)?\s+(\d+)/(\d+)", mesh, re.M)
+    assert [(int(g[0]), int(g[1]), int(g[3])) for g in grid] == [(0, 0, 1), (1, 2, 3)], f"mosaic-mesh grid {where}"
+    assert re.search(rf"^mailboxes holding messages: .*\b{core} \(\d+\)", mesh, re.M), f"mosaic-mesh busy {where}"
+
+    # the unhandled-message queue, oldest first
+    assert "hit Breakpoint 2, match_unhandled" in sections.get("cont2", ""), f"no stop in match_unhandled {where}"
+    uh = re.search(r"uh_count=(\d+) first src=(\d+) tag=(-?\d+)", sections["uh"])
+    text = sections["unhandled"]
+    assert re.search(rf"^unhandled messages: {uh.group(1)}$", text, re.M), f"unhandled count {where}"
+    table = text[text.index("unhandled messages:"):text.index("posted receives:")]
+    rows = re.findall(r"^\s+(\d+)\s+(-?\d+)\s+([\w+]+)\s+(\d+)\s+(\d+)\s+(\d+)$", table, re.M)
+    assert len(rows) == int(uh.group(1)), f"unhandled rows {where}"
+    assert (rows[0][0], rows[0][1]) == (uh.group(2), uh.group(3)), f"first unhandled message {where}"
+
+
 def test_gdb_script_without_target(request, tmp_path):
     """mosaic.gdb from another directory, without the ELF argument: it finds mosaic.py and the kernel itself."""
     steps = [
@@ -161,13 +246,20 @@ def test_gdb_script_without_target(request, tmp_path):
         ("ring", "python print('ring', ring_spans(10, 8), ring_spans(5, 8), ring_spans(20, 8, 3), "
                  "ring_spans(16, 8, 100), ring_spans(0, 8))"),
         ("log", "mosaic-log"),
+        ("mailbox", "mosaic-mailbox 0"),
+        ("mesh", "mosaic-mesh"),
+        ("helpmailbox", "help mosaic-mailbox"),
     ]
     sections = gdb_batch(steps, log_name(request, ".gdb.log"), cwd=tmp_path)
     assert f"progspace {KERNEL}" in sections.get("file", ""), sections
-    for name in ("mosaic-harts", "mosaic-log", "mosaic-bootargs"):
+    for name in ("mosaic-harts", "mosaic-log", "mosaic-bootargs", "mosaic-mailbox", "mosaic-mesh"):
         assert name + " -- " in sections["help"]
     assert "Usage: mosaic-log [N]" in sections["helplog"]
     # ring_spans: (offset, length) pieces of the ring, oldest first
     assert ("ring [(2, 6), (0, 2)] [(0, 5)] [(1, 3)] [(0, 8)] []") in sections["ring"]
     assert "not attached to QEMU" in sections["log"]
+    # the ELF's initial values: no mesh yet
+    for cmd in ("mailbox", "mesh"):
+        assert "the mesh is not set up yet (mesh.cores is 0)" in sections[cmd], sections[cmd]
+    assert "Usage: mosaic-mailbox [CORE]" in sections["helpmailbox"]
 

@@ -8,8 +8,8 @@ The file has three parts:
   * a frame unwinder that lets `bt` cross trap_vector into the interrupted code;
   * the commands, each a MosaicCommand subclass whose docstring is its `help`.
 
-A new command (a hart's NoC mailbox, a wait queue, ...) is one more subclass
-at the end, registered with @command, built from the helpers.
+A new command is one more subclass at the end, registered with @command,
+built from the helpers (mosaic-mailbox and mosaic-mesh are examples).
 Everything is read from the kernel's own symbols and types, so the commands
 follow the C code when a structure changes; the few constants that exist only
 as C macros (not in the debug information) are named below.
@@ -22,6 +22,12 @@ import gdb.unwinder
 # Macros of the kernel that -g does not put in the debug information.
 HART_CHECKIN_MAGIC = 0x4D4F534149430000  # kernel/hart.h: "MOSAIC\0\0"
 STRING_CHUNK = 256  # bytes read at once when looking for a C string's NUL
+NOC_FLAG_XSEND = 1  # drivers/noc/noc.h: sent without flow control
+NOC_ANY = -1  # drivers/noc/noc.h: wildcard source or tag of a receive
+# QEMU virt: the mtime register of the CLINT / ACLINT MTIMER (0x2000000 + 0xbff8), the `time` CSR's
+# source. GDB cannot read the time CSR itself; the kernel does not record the address (it only uses the CSR).
+VIRT_MTIME_ADDR = 0x0200BFF8
+LIST_LIMIT = 100000  # most elements a linked-list walk follows: a cycle in corrupt memory ends there
 
 
 # ---------------------------------------------------------------------------
@@ -126,6 +132,77 @@ def hart_by_cpu(arg):
     return read_global("harts")[cpu]
 
 
+def read_static(filename, name):
+    """A file-static variable of one source file ('kernel/msg/msg.c', 'endpoints'), even if another file
+    has a static of the same name."""
+    try:
+        return gdb.parse_and_eval(f"'{filename}'::{name}")
+    except gdb.error:
+        return read_global(name)
+
+
+def has_field(value_or_type, name):
+    """Whether a struct (a gdb.Value or gdb.Type) has a member `name`: lets a command follow a struct
+    that changed between kernel versions."""
+    t = value_or_type.type if isinstance(value_or_type, gdb.Value) else value_or_type
+    return any(f.name == name for f in t.strip_typedefs().fields())
+
+
+def read_array(pointer, count):
+    """The count elements at a C pointer as one gdb.Value array, read from the target in one go."""
+    if count <= 0:
+        return []
+    arr = pointer.dereference().cast(pointer.type.target().array(count - 1))
+    arr.fetch_lazy()
+    return [arr[i] for i in range(count)]
+
+
+def walk_list(head, next_field="next", limit=LIST_LIMIT):
+    """Yields the elements (dereferenced) of a NULL-terminated singly linked list from a head pointer."""
+    node = head
+    for _ in range(limit):
+        if int(node) == 0:
+            return
+        elem = node.dereference()
+        yield elem
+        node = elem[next_field]
+    raise gdb.GdbError(f"list at {int(head):#x} has more than {limit} elements: a cycle?")
+
+
+def msg_type_name(t):
+    """A message's traffic class: 'data', 'coll', 'kernel', 'kernel+1' (enum msg_type, kernel/msg/msg.h)."""
+    names = enum_names("enum msg_type", "MSG_TYPE_")
+    if t in names:
+        return names[t]
+    kernel = next((v for v, n in names.items() if n == "kernel"), None)
+    if kernel is not None and t > kernel:
+        return f"kernel+{t - kernel}"
+    return str(t)
+
+
+def guest_time_ns():
+    """Guest time in ns as the kernel's timer_now_ns() computes it, from QEMU virt's mtime register;
+    None if it cannot be read. Guest time stands still while GDB holds the machine stopped."""
+    try:
+        ticks = int.from_bytes(read_bytes(VIRT_MTIME_ADDR, 8), "little")
+        per_tick = int(read_global("timer_ns_per_tick"))
+        if per_tick:
+            return ticks * per_tick
+        hz = int(read_global("plat")["timebase_hz"])
+        return ticks * 1000000000 // hz if hz else None
+    except (gdb.error, gdb.GdbError):
+        return None
+
+
+def mesh_cores():
+    """Number of cores in the NoC mesh; raises a readable error before noc_init has set the mesh up."""
+    cores = int(read_global("mesh")["cores"])
+    if cores == 0:
+        raise gdb.GdbError("the mesh is not set up yet (mesh.cores is 0): noc_init runs in kmain after "
+                           "bring-up; continue to ktest_run or shell_run_script")
+    return cores
+
+
 def threads_by_hartid():
     """{hart id: GDB thread}: QEMU shows the vCPU with cpu index k (= hart id on virt) as thread k+1."""
     inferior = gdb.selected_inferior()
@@ -137,6 +214,18 @@ def threads_by_hartid():
 def thread_of_hartid(hartid):
     """The GDB thread of one hart, or None."""
     return threads_by_hartid().get(hartid)
+
+
+def cpu_of_selected_thread():
+    """The cpu (= core id) of the hart GDB has selected: its thread is QEMU vCPU hartid + 1."""
+    thread = gdb.selected_thread()
+    if thread is None:
+        raise gdb.GdbError("no thread selected: is GDB attached to QEMU?")
+    hartid = thread.ptid[1] - 1
+    for cpu, h in iter_harts():
+        if int(h["hartid"]) == hartid:
+            return cpu
+    raise gdb.GdbError(f"thread {thread.num} is hart {hartid}, which the kernel does not manage")
 
 
 @contextlib.contextmanager
@@ -163,6 +252,15 @@ def thread_pc(thread):
         return int(gdb.newest_frame().pc())
     except gdb.error:
         return None
+
+
+def write_table(header, rows, indent="  ", left=()):
+    """Writes rows of strings under a header, each column as wide as its widest cell; columns are
+    right-aligned except those whose index is in `left`."""
+    width = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    for r in [header] + rows:
+        cells = [str(c).ljust(w) if i in left else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, width))]
+        gdb.write(indent + "  ".join(cells).rstrip() + "\n")
 
 
 def ring_spans(written, size, want=None):
@@ -435,3 +533,186 @@ set, so they are the parsed values once kmain has parsed the line."""
         for r in [header] + rows:
             gdb.write("  " + "  ".join(c.ljust(w) for c, w in zip(r[:5], width)) +
                       (f"  {r[5]}" if r is not header else "  help") + "\n")
+
+
+@command
+class MosaicMailbox(MosaicCommand):
+    """Show one core's NoC mailbox and message queues: slots in arrival order, unhandled messages,
+posted receives and pending sends.
+
+Usage: mosaic-mailbox [CORE]
+
+CORE is a core id, or an expression (`mosaic-mailbox core` in noc_mailbox_release).
+Without it, the core of the selected GDB thread (thread k is hart k-1; harts[].hartid
+maps it to its core). Prints:
+  the core's tile (x, y) and hart id (mesh_tiles[]), and guest time now, read from
+    QEMU virt's mtime register like the kernel's timer_now_ns() (it stands still while
+    GDB holds the machine);
+  the mailbox noc_mailboxes[CORE] (drivers/noc/noc.h): depth (noc_params.depth), used
+    slots, events, whether the owner sleeps, and the senders waiting for a credit;
+  every used slot, oldest arrival (order) first: header fields, and whether the
+    message is visible to the receiver yet (t_deliver_ns <= now), else how long until
+    it is; free slots kept for a waiting sender are listed below;
+  the core's endpoint (endpoints[CORE], kernel/msg/msg.c): the unhandled-message
+    queue, the posted receives in post order, the pending sends in send order.
+The endpoint is private to its core: if that core was stopped inside the message
+code, a list may be half updated."""
+
+    name = "mosaic-mailbox"
+
+    def run(self, argv):
+        cores = mesh_cores()
+        if argv:
+            expr = " ".join(argv)  # an expression may have spaces: mosaic-mailbox core + 1
+            try:
+                core = int(gdb.parse_and_eval(expr))
+            except gdb.error as e:
+                raise gdb.GdbError(f"mosaic-mailbox: not a core id: {expr} ({e})") from None
+        else:
+            core = cpu_of_selected_thread()
+        if not 0 <= core < cores:
+            raise gdb.GdbError(f"mosaic-mailbox: core {core} is not on the mesh (mesh.cores is {cores})")
+        now = guest_time_ns()
+        tile = read_global("mesh_tiles")[core]
+        gdb.write(f"core {core}: tile ({int(tile['x'])}, {int(tile['y'])}), hart {int(tile['hartid'])}; "
+                  + (f"guest time now {now} ns\n" if now is not None else
+                     "guest time unknown (cannot read QEMU's mtime register)\n"))
+        self.show_mailbox(core, now)
+        self.show_endpoint(core)
+
+    def show_mailbox(self, core, now):
+        mb = read_global("noc_mailboxes")[core]
+        depth = int(read_global("noc_params")["depth"])
+        used = int(mb["used"])
+        gdb.write(f"mailbox: depth {depth}, used {used}, events {int(mb['events'])}, "
+                  f"sleeping {'yes' if int(mb['sleeping']) else 'no'}, "
+                  f"credit waiters {self.credit_waiters(mb)}\n")
+        if int(mb["slots"]) == 0:
+            gdb.write("  no slots allocated yet (noc_init has not run for this core)\n")
+            return
+        slots = read_array(mb["slots"], depth)
+        taken = sorted((i for i in range(depth) if bool(slots[i]["used"])), key=lambda i: int(slots[i]["order"]))
+        rows = []
+        for i in taken:
+            h = slots[i]["h"]
+            deliver = int(h["t_deliver_ns"])
+            if now is None:
+                visible = "?"
+            elif deliver <= now:
+                visible = "yes"
+            else:
+                visible = f"in {deliver - now} ns"
+            if int(h["flags"]) & NOC_FLAG_XSEND:
+                visible += " (xsend)"
+            rows.append((int(slots[i]["order"]), i, int(h["src"]), int(h["dst"]), msg_type_name(int(h["type"])),
+                         int(h["tag"]), int(h["len"]), int(h["seq"]), int(h["hops"]), int(h["t_send_ns"]),
+                         deliver, visible))
+        if rows:
+            gdb.write("  used slots, oldest first:\n")
+            write_table(("order", "slot", "src", "dst", "type", "tag", "len", "seq", "hops", "t_send_ns",
+                         "t_deliver_ns", "visible"), rows, indent="    ", left=(4, 11))
+        else:
+            gdb.write("  no used slots\n")
+        if len(taken) != used:
+            gdb.write(f"  ({len(taken)} slots are marked used but mailbox.used is {used}: "
+                      "the mailbox is in the middle of an update)\n")
+        if depth and has_field(slots[0], "reserved_for"):
+            for i in range(depth):
+                w = int(slots[i]["reserved_for"])
+                if not bool(slots[i]["used"]) and w >= 0:
+                    gdb.write(f"  slot {i} is free and kept for core {w} (a credit it waited for)\n")
+
+    @staticmethod
+    def credit_waiters(mb):
+        """The senders waiting for a credit of this mailbox, as text: the ring credit_queue, whose
+        oldest waiter (at credit_head) gets the next freed slot."""
+        if not has_field(mb, "credit_queue"):
+            return "(not recorded by this kernel)"
+        ring = mb["credit_queue"]
+        size = ring.type.range()[1] + 1
+        head, count = int(mb["credit_head"]), int(mb["credit_count"])
+        waiters = [int(ring[(head + i) % size]) for i in range(min(count, size))]
+        return f"(oldest first): {', '.join(map(str, waiters)) if waiters else 'none'}"
+
+    @staticmethod
+    def show_endpoint(core):
+        ep = read_static("kernel/msg/msg.c", "endpoints")[core]
+        unhandled = list(walk_list(ep["uh_head"]))
+        count = int(ep["uh_count"])
+        note = "" if count == len(unhandled) else f", uh_count says {count}: the list is being updated"
+        gdb.write(f"unhandled messages: {len(unhandled)}{note}\n")
+        if unhandled:
+            write_table(("src", "tag", "type", "len", "seq", "t_deliver_ns"),
+                        [(int(u["h"]["src"]), int(u["h"]["tag"]), msg_type_name(int(u["h"]["type"])),
+                          int(u["h"]["len"]), int(u["h"]["seq"]), int(u["h"]["t_deliver_ns"])) for u in unhandled],
+                        indent="    ", left=(2,))
+
+        def any_or(v):
+            return "any" if v == NOC_ANY else str(v)
+
+        recvs = list(walk_list(ep["recv_head"]))
+        gdb.write(f"posted receives: {len(recvs)}\n")
+        if recvs:
+            write_table(("src", "tag", "type", "buffer", "request"),
+                        [(any_or(int(r["match"]["src"])), any_or(int(r["match"]["tag"])),
+                          msg_type_name(int(r["match"]["type"])), f"{int(r['len'])} bytes",
+                          f"{int(r.address):#x}") for r in recvs],
+                        indent="    ", left=(2,))
+        sends = list(walk_list(ep["send_head"]))
+        gdb.write(f"pending sends: {len(sends)}\n")
+        if sends:
+            write_table(("peer", "tag", "type", "len", "request"),
+                        [(int(r["peer"]), int(r["tag"]),
+                          msg_type_name(int(r["type"])) + (" (xsend)" if int(r["xsend"]) else ""),
+                          int(r["len"]), f"{int(r.address):#x}") for r in sends],
+                        indent="    ", left=(2,))
+
+
+@command
+class MosaicMesh(MosaicCommand):
+    """Draw the NoC mesh: the core id and hart id of every tile, and the domains.
+
+Usage: mosaic-mesh
+
+W x H tiles from mesh and mesh_tiles[] (drivers/noc/mesh.h); core c is at tile
+(c % W, c / W). Each tile shows core/hart, then its domain, with * on the domain's
+micro-kernel (layout, kernel/domain.h), like the shell's `mesh` command. The last
+line lists the cores whose mailbox holds messages (mosaic-mailbox CORE shows them)."""
+
+    name = "mosaic-mesh"
+
+    def run(self, argv):
+        if argv:
+            raise gdb.GdbError("usage: mosaic-mesh")
+        cores = mesh_cores()
+        m = read_global("mesh")
+        w, h = int(m["w"]), int(m["h"])
+        tiles = read_global("mesh_tiles")
+        tiles.fetch_lazy()
+        layout = None
+        try:
+            layout = read_global("layout")
+            if int(layout["ndomains"]) == 0:
+                layout = None  # domain_init has not run yet
+        except gdb.GdbError:
+            pass  # a kernel without domains
+        doms = ""
+        if layout is not None:
+            doms = f", {int(layout['ndomains'])} domains ({int(layout['dx'])}x{int(layout['dy'])})"
+        gdb.write(f"mesh {w}x{h}, XY routing, {cores} cores{doms}; each tile: core/hart"
+                  + (" domain, * = micro-kernel" if layout is not None else "") + "\n")
+        cells = {}
+        for c in range(cores):
+            t = tiles[c]
+            text = f"{c}/{int(t['hartid'])}"
+            if layout is not None:
+                d = int(layout["domain_of"][c])
+                text += (" *" if int(layout["domains"][d]["master"]) == c else "  ") + str(d)
+            cells[(int(t["x"]), int(t["y"]))] = text
+        width = max(max(len(t) for t in cells.values()), len(f"x={w - 1}"))
+        gdb.write("     " + " ".join(f"x={x}".ljust(width) for x in range(w)).rstrip() + "\n")
+        for y in range(h):
+            gdb.write(f"y={y:<3}" + " ".join(cells.get((x, y), "?").ljust(width) for x in range(w)).rstrip() + "\n")
+        boxes = read_global("noc_mailboxes")
+        busy = [f"{c} ({int(boxes[c]['used'])})" for c in range(cores) if int(boxes[c]["used"])]
+        gdb.write("mailboxes holding messages: " + (", ".join(busy) if busy else "none") + "\n")
