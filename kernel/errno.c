@@ -11,6 +11,7 @@ const char *kstrerror(int err)
 	case ENOENT: return "not found";
 	case ENXIO: return "no such core";
 	case E2BIG: return "argument list too long";
+	case ENOEXEC: return "not a loadable program";
 	case EAGAIN: return "nothing ready, try again";
 	case ENOMEM: return "out of memory";
 	case EFAULT: return "bad address";

@@ -9,6 +9,7 @@
 #define ENOENT 2
 #define ENXIO 6      /* no such core / destination */
 #define E2BIG 7
+#define ENOEXEC 8    /* not a program Mosaic can load */
 #define EAGAIN 11    /* nothing to receive right now */
 #define ENOMEM 12
 #define EFAULT 14

@@ -33,6 +33,7 @@ enum ipi_reason {
 #define HART_CHECKIN_MAGIC 0x4d4f534149430000ULL /* "MOSAIC\0\0" */
 
 typedef void (*hart_fn)(void *arg);
+struct utask;
 
 struct hart {
 	/* --- read by arch/riscv/entry.S: keep it first --- */
@@ -62,6 +63,7 @@ struct hart {
 	uint64_t wfi_count;
 	uint64_t timer_deadline; /* what the hart's timer is armed for (UINT64_MAX: nothing) */
 	int start_error; /* SBI error of hart_start, 0 if fine */
+	struct utask *utask; /* the user task running on this hart, or NULL */
 };
 
 extern struct hart harts[MOSAIC_MAX_HARTS];

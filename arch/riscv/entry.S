@@ -41,10 +41,19 @@ secondary_entry:
 	j 1b
 	.cfi_endproc
 
+/*
+ * The trap vector of every hart. sscratch is 0 while the hart is in the kernel
+ * and holds the top of the task's trap stack while a user task runs (set by
+ * trap_return when it returns to U-mode); the word at that top holds the hart's
+ * struct hart, which the kernel keeps in tp.
+ */
 	.align 4
 	.globl trap_vector
 trap_vector:
-	addi sp, sp, -FRAME_SIZE
+	csrrw sp, sscratch, sp
+	bnez sp, 1f                 /* from U-mode: sp is the trap stack */
+	csrrw sp, sscratch, sp      /* from S-mode: back to the kernel stack, sscratch = 0 */
+1:	addi sp, sp, -FRAME_SIZE
 	sd x1, 1*8(sp)
 	sd x3, 3*8(sp)
 	sd x4, 4*8(sp)
@@ -75,8 +84,13 @@ trap_vector:
 	sd x29, 29*8(sp)
 	sd x30, 30*8(sp)
 	sd x31, 31*8(sp)
+	csrr t0, sscratch           /* the user's sp, or 0 from S-mode */
+	bnez t0, 2f
 	addi t0, sp, FRAME_SIZE
-	sd t0, 2*8(sp)
+	j 3f
+2:	ld tp, FRAME_SIZE(sp)       /* from U-mode: the kernel's tp */
+3:	sd t0, 2*8(sp)
+	csrw sscratch, zero
 	csrr t0, sepc
 	sd t0, 32*8(sp)
 	csrr t0, sstatus
@@ -87,10 +101,18 @@ trap_vector:
 	sd t0, 35*8(sp)
 	mv a0, sp
 	call trap_handler
-	ld t0, 32*8(sp)
-	csrw sepc, t0
+
+/* Returns from the frame at sp: to S-mode, or to U-mode with sscratch set to the trap stack. */
+	.globl trap_return
+trap_return:
 	ld t0, 33*8(sp)
 	csrw sstatus, t0
+	andi t0, t0, 0x100          /* SPP */
+	bnez t0, 4f
+	addi t1, sp, FRAME_SIZE
+	csrw sscratch, t1
+4:	ld t0, 32*8(sp)
+	csrw sepc, t0
 	ld x1, 1*8(sp)
 	ld x3, 3*8(sp)
 	ld x4, 4*8(sp)
@@ -121,8 +143,64 @@ trap_vector:
 	ld x29, 29*8(sp)
 	ld x30, 30*8(sp)
 	ld x31, 31*8(sp)
-	addi sp, sp, FRAME_SIZE
+	ld x2, 2*8(sp)
 	sret
+
+/*
+ * uctx_enter(frame, kctx): saves the kernel's callee-saved state in kctx, builds
+ * the trap stack just below the current stack (its top word holds tp), copies the
+ * task's initial frame there and returns to U-mode through trap_return. The task
+ * comes back only through uctx_leave(kctx, value), which makes uctx_enter return value.
+ */
+	.globl uctx_enter
+uctx_enter:
+	sd ra, 0*8(a1)
+	sd sp, 1*8(a1)
+	sd s0, 2*8(a1)
+	sd s1, 3*8(a1)
+	sd s2, 4*8(a1)
+	sd s3, 5*8(a1)
+	sd s4, 6*8(a1)
+	sd s5, 7*8(a1)
+	sd s6, 8*8(a1)
+	sd s7, 9*8(a1)
+	sd s8, 10*8(a1)
+	sd s9, 11*8(a1)
+	sd s10, 12*8(a1)
+	sd s11, 13*8(a1)
+	addi t0, sp, -16
+	andi t0, t0, -16
+	sd tp, 0(t0)
+	addi sp, t0, -FRAME_SIZE
+	li t1, 0
+5:	add t2, a0, t1
+	ld t3, 0(t2)
+	add t2, sp, t1
+	sd t3, 0(t2)
+	addi t1, t1, 8
+	li t2, FRAME_SIZE
+	blt t1, t2, 5b
+	j trap_return
+
+	.globl uctx_leave
+uctx_leave:
+	csrw sscratch, zero
+	ld ra, 0*8(a0)
+	ld sp, 1*8(a0)
+	ld s0, 2*8(a0)
+	ld s1, 3*8(a0)
+	ld s2, 4*8(a0)
+	ld s3, 5*8(a0)
+	ld s4, 6*8(a0)
+	ld s5, 7*8(a0)
+	ld s6, 8*8(a0)
+	ld s7, 9*8(a0)
+	ld s8, 10*8(a0)
+	ld s9, 11*8(a0)
+	ld s10, 12*8(a0)
+	ld s11, 13*8(a0)
+	mv a0, a1
+	ret
 
 	.section .bss
 	.align 12

@@ -1,9 +1,10 @@
-/* S-mode trap dispatch: interrupts go to their drivers, any exception is a panic (for now: user tasks come later). */
+/* S-mode trap dispatch: interrupts go to their drivers, U-mode exceptions to the task code, any other exception is a panic. */
 #include "arch/riscv/trap.h"
 #include "arch/riscv/csr.h"
 #include "kernel/hart.h"
 #include "kernel/panic.h"
 #include "drivers/timer.h"
+#include "kernel/utask.h"
 
 extern char trap_vector[];
 static void (*external_handler)(void);
@@ -41,6 +42,10 @@ const char *trap_cause_name(uint64_t scause)
 
 void trap_handler(struct trap_frame *f)
 {
+	if (!(f->sstatus & SSTATUS_SPP) && !(f->scause & SCAUSE_INTERRUPT)) {
+		utask_trap(f); /* an exception in U-mode: a kernel call or a fault of the task */
+		return;
+	}
 	if (f->scause & SCAUSE_INTERRUPT) {
 		switch (f->scause & ~SCAUSE_INTERRUPT) {
 		case IRQ_S_SOFT:

@@ -1,0 +1,70 @@
+/* Sv39 page tables: three tables per task, the kernel's identity map as gigapages. */
+#include "arch/riscv/mmu.h"
+#include "arch/riscv/csr.h"
+#include "kernel/page_alloc.h"
+#include "kernel/config.h"
+
+#define SATP_SV39 (8UL << 60)
+#define GIGA (1UL << 30)
+#define IDENTITY_GIGAPAGES 4 /* 0..4 GiB: the devices and the RAM of QEMU virt's low memory */
+
+static uint64_t pte_table(void *table) { return ((uint64_t)table >> 12) << 10 | PTE_V; }
+static uint64_t pte_leaf(uint64_t pa, uint64_t flags) { return (pa >> 12) << 10 | flags | PTE_V | PTE_A | PTE_D; }
+
+bool as_create(struct address_space *as)
+{
+	as->root = page_alloc(1);
+	as->mid = page_alloc(1);
+	as->leaf = page_alloc(1);
+	if (!as->root || !as->mid || !as->leaf) {
+		as_destroy(as);
+		return false;
+	}
+	for (uint64_t g = 0; g < IDENTITY_GIGAPAGES; g++)
+		as->root[g] = pte_leaf(g * GIGA, PTE_R | PTE_W | PTE_X); /* kernel only: no PTE_U */
+	as->root[(USER_BASE >> 30) & 511] = pte_table(as->mid);
+	as->mid[(USER_BASE >> 21) & 511] = pte_table(as->leaf);
+	return true;
+}
+
+static bool in_user_span(uint64_t va) { return va >= USER_BASE && va < USER_BASE + USER_SPAN; }
+
+bool as_map(struct address_space *as, uint64_t va, uint64_t pa, uint64_t flags)
+{
+	if (!in_user_span(va) || (va | pa) % PAGE_SIZE)
+		return false;
+	uint64_t *pte = &as->leaf[(va >> 12) & 511];
+	if (*pte & PTE_V)
+		return false;
+	*pte = pte_leaf(pa, flags | PTE_U);
+	return true;
+}
+
+uint64_t as_lookup(const struct address_space *as, uint64_t va)
+{
+	if (!in_user_span(va))
+		return 0;
+	uint64_t pte = as->leaf[(va >> 12) & 511];
+	return pte & PTE_V ? (pte >> 10) << 12 : 0;
+}
+
+void as_destroy(struct address_space *as)
+{
+	if (as->leaf)
+		for (unsigned i = 0; i < 512; i++)
+			if (as->leaf[i] & PTE_V)
+				page_free((void *)((as->leaf[i] >> 10) << 12), 1);
+	if (as->leaf)
+		page_free(as->leaf, 1);
+	if (as->mid)
+		page_free(as->mid, 1);
+	if (as->root)
+		page_free(as->root, 1);
+	as->root = as->mid = as->leaf = 0;
+}
+
+void as_activate(const struct address_space *as)
+{
+	csr_write(satp, as ? SATP_SV39 | ((uint64_t)as->root >> 12) : 0);
+	__asm__ volatile("sfence.vma" ::: "memory");
+}

@@ -1,0 +1,41 @@
+/*
+ * Sv39 address spaces for user tasks. The kernel runs with paging off until a
+ * task runs; every task's root table maps the first 4 GiB (devices and RAM)
+ * one to one for the kernel only (U = 0), and the task's own pages at
+ * USER_BASE with U = 1. A task can therefore touch nothing but its own pages.
+ */
+#ifndef ARCH_RISCV_MMU_H
+#define ARCH_RISCV_MMU_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+#define USER_BASE 0x1000000000ULL   /* 64 GiB: root index 64, clear of the kernel's identity map */
+#define USER_SPAN (2ULL << 20)      /* one leaf table: 2 MiB of task address space */
+
+#define PTE_V (1UL << 0)
+#define PTE_R (1UL << 1)
+#define PTE_W (1UL << 2)
+#define PTE_X (1UL << 3)
+#define PTE_U (1UL << 4)
+#define PTE_A (1UL << 6)
+#define PTE_D (1UL << 7)
+
+struct address_space {
+	uint64_t *root;  /* level 2 */
+	uint64_t *mid;   /* level 1 table for USER_BASE's gigabyte */
+	uint64_t *leaf;  /* level 0 table: the task's 512 pages */
+};
+
+/* Builds an empty address space (the kernel's identity map only); false without memory. */
+bool as_create(struct address_space *as);
+/* Maps the physical page pa at user address va with flags (PTE_R/W/X). */
+bool as_map(struct address_space *as, uint64_t va, uint64_t pa, uint64_t flags);
+/* The physical page behind a user page, or 0. */
+uint64_t as_lookup(const struct address_space *as, uint64_t va);
+/* Frees the tables and every mapped page. */
+void as_destroy(struct address_space *as);
+/* Switches this hart to the address space (NULL: paging off) and flushes its TLB. */
+void as_activate(const struct address_space *as);
+
+#endif

@@ -1,0 +1,339 @@
+/* Loading, running and policing user tasks (see utask.h). */
+#include "kernel/utask.h"
+#include "kernel/kcall.h"
+#include "kernel/hart.h"
+#include "kernel/errno.h"
+#include "kernel/kheap.h"
+#include "kernel/console.h"
+#include "kernel/page_alloc.h"
+#include "kernel/msg/msg.h"
+#include "arch/riscv/trap.h"
+#include "arch/riscv/csr.h"
+#include "lib/string.h"
+#include "kernel/domain.h"
+#include "kernel/shell.h"
+
+struct utask {
+	const char *name;
+	struct address_space as;
+	uint64_t heap_start, brk, heap_limit;
+	uint64_t kctx[14];
+	struct utask_result *res;
+};
+
+long uctx_enter(struct trap_frame *frame, uint64_t *kctx);
+void uctx_leave(uint64_t *kctx, long value) __attribute__((noreturn));
+
+#define EXIT_MARK 0x100000000L /* uctx_enter's value for "exited", the code in the low bits */
+#define KILL_MARK -1L
+
+const struct user_program *user_program_find(const char *name)
+{
+	for (unsigned i = 0; i < user_program_count; i++)
+		if (strcmp(user_programs[i].name, name) == 0)
+			return &user_programs[i];
+	return 0;
+}
+
+/* ---- ELF loading ---- */
+
+struct elf64_ehdr {
+	uint8_t ident[16];
+	uint16_t type, machine;
+	uint32_t version;
+	uint64_t entry, phoff, shoff;
+	uint32_t flags;
+	uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+};
+
+struct elf64_phdr {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, paddr, filesz, memsz, align;
+};
+
+#define PT_LOAD 1
+#define EM_RISCV 243
+
+/* Maps a fresh zeroed page at every page of [va, va + len) not mapped yet. */
+static int map_range(struct utask *t, uint64_t va, uint64_t len, uint64_t flags)
+{
+	for (uint64_t p = va & ~(PAGE_SIZE - 1); p < va + len; p += PAGE_SIZE) {
+		if (as_lookup(&t->as, p))
+			continue;
+		void *page = page_alloc(1);
+		if (!page)
+			return -ENOMEM;
+		if (!as_map(&t->as, p, (uint64_t)page, flags)) {
+			page_free(page, 1);
+			return -ENOEXEC;
+		}
+	}
+	return 0;
+}
+
+/* Copies bytes into the task's pages through the kernel's identity map. */
+static void copy_to_task(struct utask *t, uint64_t va, const uint8_t *src, uint64_t len)
+{
+	while (len) {
+		uint64_t off = va % PAGE_SIZE, n = PAGE_SIZE - off < len ? PAGE_SIZE - off : len;
+		memcpy((uint8_t *)as_lookup(&t->as, va - off) + off, src, n);
+		va += n, src += n, len -= n;
+	}
+}
+
+static int load(struct utask *t, const struct user_program *p, uint64_t *entry)
+{
+	const struct elf64_ehdr *eh = (const struct elf64_ehdr *)p->start;
+	uint64_t size = (uint64_t)(p->end - p->start);
+	if (size < sizeof *eh || memcmp(eh->ident, "\177ELF", 4) != 0 || eh->ident[4] != 2 || eh->machine != EM_RISCV ||
+	    eh->phentsize != sizeof(struct elf64_phdr) || eh->phoff + eh->phnum * sizeof(struct elf64_phdr) > size)
+		return -ENOEXEC;
+	uint64_t top = USER_BASE;
+	for (unsigned i = 0; i < eh->phnum; i++) {
+		const struct elf64_phdr *ph = (const struct elf64_phdr *)(p->start + eh->phoff) + i;
+		if (ph->type != PT_LOAD || ph->memsz == 0)
+			continue;
+		if (ph->filesz > ph->memsz || ph->offset + ph->filesz > size || ph->vaddr < USER_BASE ||
+		    ph->vaddr + ph->memsz > USER_BASE + USER_SPAN / 2)
+			return -ENOEXEC;
+		uint64_t flags = PTE_R | (ph->flags & 2 ? PTE_W : 0) | (ph->flags & 1 ? PTE_X : 0);
+		int e = map_range(t, ph->vaddr, ph->memsz, flags);
+		if (e)
+			return e;
+		copy_to_task(t, ph->vaddr, p->start + ph->offset, ph->filesz);
+		if (ph->vaddr + ph->memsz > top)
+			top = ph->vaddr + ph->memsz;
+	}
+	t->heap_start = t->brk = (top + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	*entry = eh->entry;
+	return 0;
+}
+
+/* ---- running ---- */
+
+void utask_run(const char *name, uint64_t arg, struct utask_result *res)
+{
+	*res = (struct utask_result){0};
+	const struct user_program *p = user_program_find(name);
+	if (!p) {
+		res->status = -ENOENT;
+		return;
+	}
+	struct utask *t = kmalloc(sizeof *t);
+	if (!t || !as_create(&t->as)) {
+		kfree(t);
+		res->status = -ENOMEM;
+		return;
+	}
+	t->name = p->name;
+	t->res = res;
+	t->heap_limit = UTASK_HEAP_LIMIT;
+	uint64_t entry = 0, stack_top = USER_BASE + USER_SPAN;
+	int e = load(t, p, &entry);
+	if (!e)
+		e = map_range(t, stack_top - UTASK_STACK_PAGES * PAGE_SIZE, UTASK_STACK_PAGES * PAGE_SIZE, PTE_R | PTE_W);
+	if (e) {
+		as_destroy(&t->as);
+		kfree(t);
+		res->status = e;
+		return;
+	}
+	struct trap_frame frame = {0};
+	frame.regs[REG_SP] = stack_top;
+	frame.regs[10] = arg;
+	frame.sepc = entry;
+	/* U-mode, interrupts on once there, no FPU, no kernel access to user pages yet */
+	frame.sstatus = (csr_read(sstatus) & ~(SSTATUS_SPP | SSTATUS_SIE | SSTATUS_SUM | (3UL << 13))) | SSTATUS_SPIE;
+	struct hart *me = this_hart();
+	me->utask = t;
+	as_activate(&t->as);
+	long v = uctx_enter(&frame, t->kctx);
+	as_activate(0);
+	me->utask = 0;
+	irq_enable(); /* we left through a trap, with interrupts off */
+	if (v == KILL_MARK) {
+		res->status = -EFAULT;
+	} else {
+		res->status = 0;
+		res->exit_code = (int)(v - EXIT_MARK);
+	}
+	as_destroy(&t->as);
+	kfree(t);
+}
+
+/* ---- kernel calls from U-mode ---- */
+
+/* True if [va, va + len) lies in the task's own mapped pages, writable if asked. */
+static bool user_range(struct utask *t, uint64_t va, uint64_t len, bool write)
+{
+	if (len == 0)
+		return true;
+	if (va + len < va || va < USER_BASE || va + len > USER_BASE + USER_SPAN)
+		return false;
+	for (uint64_t p = va & ~(PAGE_SIZE - 1); p < va + len; p += PAGE_SIZE) {
+		uint64_t pte = t->as.leaf[(p >> 12) & 511];
+		if (!(pte & PTE_V) || !(pte & PTE_U) || !(pte & PTE_R) || (write && !(pte & PTE_W)))
+			return false;
+	}
+	return true;
+}
+
+#define USER_WRITE_MAX 4096
+
+static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
+{
+	switch (nr) {
+	case KC_EXIT:
+		uctx_leave(t->kctx, EXIT_MARK + (long)(int32_t)a[0]);
+	case KC_WRITE: {
+		if (a[1] > USER_WRITE_MAX)
+			return -EINVAL;
+		if (!user_range(t, a[0], a[1], false))
+			return -EFAULT;
+		char buf[USER_WRITE_MAX];
+		memcpy(buf, (const void *)a[0], a[1]);
+		return kcall(KC_WRITE, a, buf, (uint32_t)a[1]);
+	}
+	case KC_HEAP_GROW: {
+		/* a[0] bytes more; returns the old break (sbrk) */
+		uint64_t bytes = (a[0] + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1), old = t->brk;
+		if (a[0] > t->heap_limit || t->brk + bytes - t->heap_start > t->heap_limit ||
+		    t->brk + bytes > USER_BASE + USER_SPAN - UTASK_STACK_PAGES * PAGE_SIZE)
+			return -ENOMEM;
+		uint64_t args[6] = {bytes};
+		int64_t r = kcall(KC_HEAP_GROW, args, 0, 0); /* the master's account for this core */
+		if (r < 0)
+			return r;
+		if (map_range(t, t->brk, bytes, PTE_R | PTE_W))
+			return -ENOMEM;
+		t->brk += bytes;
+		return (int64_t)old;
+	}
+	case KC_SEND:
+	case KC_TRYSEND:
+		if (!user_range(t, a[2], a[3], false))
+			return -EFAULT;
+		return kcall((unsigned)nr, a, 0, 0);
+	case KC_RECV:
+	case KC_TRYRECV:
+		if (!user_range(t, a[2], a[3], true) || (a[4] && !user_range(t, a[4], sizeof(struct msg_status), true)))
+			return -EFAULT;
+		return kcall((unsigned)nr, a, 0, 0);
+	case KC_PROBE:
+		if (!a[3] || !user_range(t, a[3], sizeof(struct msg_status), true))
+			return -EFAULT;
+		return kcall((unsigned)nr, a, 0, 0);
+	case KC_CORE_ID:
+	case KC_DOMAIN_ID:
+	case KC_JOB_ID:
+	case KC_RANK:
+	case KC_TIME_NS:
+	case KC_SLEEP_US:
+		return kcall((unsigned)nr, a, 0, 0);
+	default:
+		return -ENOSYS; /* unknown, or not offered to user tasks yet */
+	}
+}
+
+void utask_trap(struct trap_frame *f)
+{
+	struct utask *t = this_hart()->utask;
+	if (!t)
+		return; /* cannot happen: U-mode runs only under utask_run */
+	if ((f->scause & ~SCAUSE_INTERRUPT) == 8 /* ecall from U-mode */) {
+		f->sepc += 4;
+		uint64_t args[6] = {f->regs[10], f->regs[11], f->regs[12], f->regs[13], f->regs[14], f->regs[15]};
+		/* a call may wait for messages: take interrupts meanwhile, and touch user pages
+		 * only through pointers checked above (SUM) */
+		csr_set(sstatus, SSTATUS_SUM);
+		irq_enable();
+		f->regs[10] = (uint64_t)user_kcall(t, f->regs[17], args);
+		irq_disable();
+		csr_clear(sstatus, SSTATUS_SUM);
+		return;
+	}
+	t->res->cause = f->scause;
+	t->res->sepc = f->sepc;
+	t->res->stval = f->stval;
+	kprintf("mosaic: core %u: task '%s' killed: %s at %lx (address %lx)\n", this_cpu(), t->name,
+		trap_cause_name(f->scause), f->sepc, f->stval);
+	uctx_leave(t->kctx, KILL_MARK);
+}
+
+/* ---- the shell ---- */
+
+struct run_request {
+	const char *name;
+	uint64_t arg;
+	struct utask_result res;
+};
+
+static void run_on_this_core(void *arg)
+{
+	struct run_request *r = arg;
+	utask_run(r->name, r->arg, &r->res);
+}
+
+/* Runs a program on a pico-kernel and reports how it ended; for the shell and tests. */
+int utask_run_on(unsigned core, const char *name, uint64_t arg, struct utask_result *res)
+{
+	if (core >= hart_count)
+		return -ENXIO;
+	if (is_master(core))
+		return -EPERM; /* user tasks run on pico-kernels */
+	struct run_request r = {.name = name, .arg = arg};
+	if (core == this_cpu())
+		run_on_this_core(&r);
+	else if (hart_call(core, run_on_this_core, &r))
+		hart_call_wait(core);
+	else
+		return -EBUSY;
+	*res = r.res;
+	return 0;
+}
+
+SHELL_CMD(run, "run PROGRAM [ARG] [core C]", "run a user program on a pico-kernel (list them with 'programs')")
+{
+	if (argc < 2 || argc > 5 || argc == 4)
+		return SHELL_USAGE;
+	uint64_t arg = 0, core = hart_count;
+	if (argc >= 3 && !parse_u64(argv[2], &arg))
+		return SHELL_USAGE;
+	if (argc == 5 && (strcmp(argv[3], "core") != 0 || !parse_u64(argv[4], &core)))
+		return SHELL_USAGE;
+	if (!user_program_find(argv[1])) {
+		kprintf("run: no program '%s' (see 'programs')\n", argv[1]);
+		return SHELL_USAGE;
+	}
+	if (argc < 5) /* the first idle pico-kernel */
+		for (unsigned c = 0; c < hart_count && core == hart_count; c++)
+			if (!is_master(c) && (c == this_cpu() || harts[c].state == HART_ONLINE))
+				core = c;
+	if (core >= hart_count) {
+		kprintf("run: no idle pico-kernel (every core is a micro-kernel or busy; try fewer domains=)\n");
+		return 1;
+	}
+	struct utask_result res;
+	int e = utask_run_on((unsigned)core, argv[1], arg, &res);
+	if (e) {
+		kprintf("run: cannot run on core %lu: %s\n", core, kstrerror(e));
+		return 1;
+	}
+	if (res.status == 0)
+		kprintf("mosaic: task %s on core %lu exited with %d\n", argv[1], core, res.exit_code);
+	else if (res.status == -EFAULT)
+		kprintf("mosaic: task %s on core %lu was killed\n", argv[1], core);
+	else
+		kprintf("mosaic: task %s on core %lu could not start: %s\n", argv[1], core, kstrerror(res.status));
+	return res.status == 0 && res.exit_code == 0 ? 0 : 1;
+}
+
+SHELL_CMD(programs, "programs", "list the user programs built into the kernel")
+{
+	if (argc != 1)
+		return SHELL_USAGE;
+	for (unsigned i = 0; i < user_program_count; i++)
+		kprintf("  %-12s %lu bytes\n", user_programs[i].name,
+			(uint64_t)(user_programs[i].end - user_programs[i].start));
+	return 0;
+}

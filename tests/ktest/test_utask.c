@@ -1,0 +1,134 @@
+/* ktest suite "utask": user programs in U-mode on pico-kernels, their kernel calls, faults and isolation. */
+#include "kernel/ktest.h"
+#include "kernel/utask.h"
+#include "kernel/domain.h"
+#include "kernel/hart.h"
+#include "kernel/errno.h"
+#include "kernel/page_alloc.h"
+#include "kernel/console.h"
+
+/* A pico-kernel other than the caller, or the caller if it is the only one. */
+static int some_pico(void)
+{
+	int self = -1;
+	for (unsigned c = 0; c < hart_count; c++) {
+		if (is_master(c))
+			continue;
+		if (c != this_cpu())
+			return (int)c;
+		self = (int)c;
+	}
+	return self;
+}
+
+static bool run(struct ktest_ctx *kt, int core, const char *name, uint64_t arg, struct utask_result *res)
+{
+	int e = utask_run_on((unsigned)core, name, arg, res);
+	if (e)
+		ktest_fail(kt, __FILE__, __LINE__, "utask_run_on(%d, %s): %d", core, name, e);
+	return e == 0;
+}
+
+KTEST(utask, programs_run_and_exit)
+{
+	int core = some_pico();
+	if (core < 0) {
+		kprintf("ktest:   (skipped: every core is a micro-kernel)\n");
+		return;
+	}
+	static const char *const good[] = {"hello", "kcalls", "badptr"};
+	for (unsigned i = 0; i < 3; i++) {
+		struct utask_result res;
+		if (!run(kt, core, good[i], 7, &res))
+			return;
+		KT_ASSERT_EQ(res.status, 0);
+		KT_ASSERT_EQ(res.exit_code, 0);
+	}
+}
+
+KTEST(utask, faults_kill_the_task_and_the_core_runs_on)
+{
+	int core = some_pico();
+	if (core < 0)
+		return;
+	/* fault.c's kinds and the exception each must raise */
+	static const uint64_t causes[][2] = {{15, 15}, {13, 13}, {2, 2}, {4, 6}, {13, 13}, {12, 12}};
+	struct page_stats before, after;
+	struct utask_result res;
+	KT_ASSERT(run(kt, core, "hello", 0, &res)); /* warm up the heap's size classes */
+	page_get_stats(&before);
+	for (unsigned k = 0; k < 6; k++) {
+		if (!run(kt, core, "fault", k, &res))
+			return;
+		KT_ASSERT_EQ(res.status, -EFAULT);
+		KT_ASSERT(res.cause == causes[k][0] || res.cause == causes[k][1]);
+		if (!run(kt, core, "hello", k, &res))
+			return;
+		KT_ASSERT_EQ(res.status, 0); /* the same core carries on */
+	}
+	page_get_stats(&after);
+	KT_ASSERT_EQ(after.free, before.free); /* killed tasks leave no page behind */
+}
+
+KTEST(utask, bad_requests_are_refused)
+{
+	struct utask_result res;
+	KT_ASSERT_EQ(utask_run_on(domain_master(0), "hello", 0, &res), -EPERM);
+	KT_ASSERT_EQ(utask_run_on(hart_count, "hello", 0, &res), -ENXIO);
+	int core = some_pico();
+	if (core < 0)
+		return;
+	KT_ASSERT(run(kt, core, "no-such-program", 0, &res));
+	KT_ASSERT_EQ(res.status, -ENOENT);
+}
+
+struct many {
+	const char *name;
+	uint64_t arg_base;
+	struct utask_result res[MOSAIC_MAX_HARTS];
+};
+
+static void run_here(void *arg)
+{
+	struct many *m = arg;
+	utask_run(m->name, m->arg_base + this_cpu(), &m->res[this_cpu()]);
+}
+
+static unsigned picos(uint16_t *out)
+{
+	unsigned n = 0;
+	for (unsigned c = 0; c < hart_count; c++)
+		if (!is_master(c))
+			out[n++] = (uint16_t)c;
+	return n;
+}
+
+KTEST(utask, tasks_on_every_pico_kernel_at_once)
+{
+	static struct many m;
+	uint16_t cores[MOSAIC_MAX_HARTS] = {0};
+	unsigned n = picos(cores);
+	m.name = "kcalls";
+	m.arg_base = 0;
+	KT_ASSERT(ktest_run_on(cores, n, run_here, &m));
+	for (unsigned i = 0; i < n; i++) {
+		KT_ASSERT_EQ(m.res[cores[i]].status, 0);
+		KT_ASSERT_EQ(m.res[cores[i]].exit_code, 0);
+	}
+	kprintf("ktest:   kcalls ran on %u pico-kernels at once\n", n);
+}
+
+KTEST(utask, tasks_are_isolated)
+{
+	/* every task has the same addresses; each keeps its own value in the same global */
+	static struct many m;
+	uint16_t cores[MOSAIC_MAX_HARTS] = {0};
+	unsigned n = picos(cores);
+	m.name = "marker";
+	m.arg_base = 1000;
+	KT_ASSERT(ktest_run_on(cores, n, run_here, &m));
+	for (unsigned i = 0; i < n; i++) {
+		KT_ASSERT_EQ(m.res[cores[i]].status, 0);
+		KT_ASSERT_EQ(m.res[cores[i]].exit_code, 0);
+	}
+}

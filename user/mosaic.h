@@ -1,0 +1,87 @@
+/*
+ * The user side of Mosaic's kernel calls (numbers: kernel/kcall.h and
+ * docs/microkernel.md). Each call returns a value >= 0 or a negative error
+ * number (the kernel's errno values: -14 bad address, -38 not implemented, ...).
+ */
+#ifndef MOSAIC_USER_H
+#define MOSAIC_USER_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define KC_EXIT 0
+#define KC_WRITE 1
+#define KC_CORE_ID 2
+#define KC_DOMAIN_ID 3
+#define KC_JOB_ID 4
+#define KC_RANK 5
+#define KC_TIME_NS 6
+#define KC_SLEEP_US 7
+#define KC_HEAP_GROW 8
+#define KC_SEND 16
+#define KC_TRYSEND 17
+#define KC_RECV 20
+#define KC_TRYRECV 21
+#define KC_PROBE 25
+
+#define MOSAIC_EFAULT (-14)
+#define MOSAIC_EINVAL (-22)
+#define MOSAIC_ENOMEM (-12)
+#define MOSAIC_ENOSYS (-38)
+#define MOSAIC_ANY (-1)
+
+/* The kernel's struct msg_status (kernel/msg/msg.h). */
+struct mosaic_status {
+	int source, tag;
+	uint32_t len;
+	int error;
+	uint32_t seq, hops;
+	uint64_t t_send_ns, t_deliver_ns, t_recv_ns, t_wait_ns;
+};
+
+static inline long mosaic_call(long nr, long a0, long a1, long a2, long a3, long a4)
+{
+	register long r0 __asm__("a0") = a0;
+	register long r1 __asm__("a1") = a1;
+	register long r2 __asm__("a2") = a2;
+	register long r3 __asm__("a3") = a3;
+	register long r4 __asm__("a4") = a4;
+	register long r7 __asm__("a7") = nr;
+	__asm__ volatile("ecall" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r3), "r"(r4), "r"(r7) : "memory");
+	return r0;
+}
+
+static inline void mosaic_exit(int code) { mosaic_call(KC_EXIT, code, 0, 0, 0, 0); for (;;) ; }
+static inline long mosaic_write(const void *buf, size_t len) { return mosaic_call(KC_WRITE, (long)buf, (long)len, 0, 0, 0); }
+static inline long mosaic_core_id(void) { return mosaic_call(KC_CORE_ID, 0, 0, 0, 0, 0); }
+static inline long mosaic_domain_id(void) { return mosaic_call(KC_DOMAIN_ID, 0, 0, 0, 0, 0); }
+static inline long mosaic_job_id(void) { return mosaic_call(KC_JOB_ID, 0, 0, 0, 0, 0); }
+static inline long mosaic_rank(void) { return mosaic_call(KC_RANK, 0, 0, 0, 0, 0); }
+static inline long mosaic_time_ns(void) { return mosaic_call(KC_TIME_NS, 0, 0, 0, 0, 0); }
+static inline long mosaic_sleep_us(long us) { return mosaic_call(KC_SLEEP_US, us, 0, 0, 0, 0); }
+static inline long mosaic_heap_grow(long bytes) { return mosaic_call(KC_HEAP_GROW, bytes, 0, 0, 0, 0); }
+static inline long mosaic_send(int dst, int tag, const void *buf, size_t len)
+{
+	return mosaic_call(KC_SEND, dst, tag, (long)buf, (long)len, 0);
+}
+static inline long mosaic_trysend(int dst, int tag, const void *buf, size_t len)
+{
+	return mosaic_call(KC_TRYSEND, dst, tag, (long)buf, (long)len, 0);
+}
+static inline long mosaic_recv(int src, int tag, void *buf, size_t cap, struct mosaic_status *st)
+{
+	return mosaic_call(KC_RECV, src, tag, (long)buf, (long)cap, (long)st);
+}
+static inline long mosaic_tryrecv(int src, int tag, void *buf, size_t cap, struct mosaic_status *st)
+{
+	return mosaic_call(KC_TRYRECV, src, tag, (long)buf, (long)cap, (long)st);
+}
+static inline long mosaic_probe(int src, int tag, int block, struct mosaic_status *st)
+{
+	return mosaic_call(KC_PROBE, src, tag, block, (long)st, 0);
+}
+
+/* Every program defines this; its result is the exit code. */
+int mosaic_main(long arg);
+
+#endif
