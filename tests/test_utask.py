@@ -1,0 +1,44 @@
+"""User programs in U-mode: output, kernel calls, bad pointers, faults and isolation, from the host's side."""
+import re
+
+import pytest
+
+from conftest import ktest_summary
+
+
+def test_utask_suite_on_every_pico_kernel(boot):
+    r = boot(harts=36, bootargs="ktest=utask", timeout=120)
+    assert ktest_summary(r.output) == (5, 0), r.output[-3000:]
+    assert "kcalls ran on 32 pico-kernels at once" in r.output
+    # each task's console writes went through its domain master, tagged with the task's core
+    assert len(re.findall(r"^\[core \d+\] kcalls: 15 of 15 checks passed", r.output, re.M)) >= 32
+    # the faults were each reported in one line naming core, task, cause and address
+    kills = re.findall(r"^mosaic: core (\d+): task 'fault' killed: (.+) at ([0-9a-f]+) \(address ([0-9a-f]+)\)$",
+                       r.output, re.M)
+    assert [k[1] for k in kills] == ["store/AMO page fault", "load page fault", "illegal instruction",
+                                     "load address misaligned", "load page fault", "instruction page fault"]
+
+
+def test_shell_runs_programs(boot):
+    r = boot(harts=8, bootargs='cmd="programs;run hello 42;run badptr"', timeout=60)
+    assert r.status == 0, r.output
+    for name in ("hello", "kcalls", "fault", "badptr", "marker"):
+        assert re.search(rf"^\s+{name}\s+\d+ bytes$", r.output, re.M)
+    assert re.search(r"^\[core \d+\] hello from a user task on core \d+ \(domain \d+\), argument 42$", r.output, re.M)
+    assert "badptr: 0 of 15 checks failed" in r.output
+    assert "task badptr on core" in r.output and "exited with 0" in r.output
+
+
+@pytest.mark.parametrize("kind,cause", [(0, "store/AMO page fault"), (2, "illegal instruction")])
+def test_faulting_task_fails_the_command_but_not_the_kernel(boot, kind, cause):
+    r = boot(harts=8, bootargs=f'cmd="run fault {kind}"', timeout=60)
+    assert r.status == 1, r.output  # the command failed; no panic
+    assert f"killed: {cause}" in r.output
+    assert "PANIC" not in r.output
+
+
+def test_run_refuses_bad_requests(boot):
+    r = boot(harts=8, bootargs='cmd="run nosuch"')
+    assert r.status == 2 and "run: no program 'nosuch'" in r.output, r.output
+    r = boot(harts=8, bootargs='cmd="run hello 1 core 0"')  # core 0 is a micro-kernel here
+    assert r.status == 1 and "cannot run on core 0: not permitted" in r.output, r.output
