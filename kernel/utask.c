@@ -7,14 +7,21 @@
 #include "kernel/console.h"
 #include "kernel/page_alloc.h"
 #include "kernel/msg/msg.h"
+#include "kernel/msg/group.h"
 #include "arch/riscv/trap.h"
 #include "arch/riscv/csr.h"
 #include "lib/string.h"
 #include "kernel/domain.h"
 #include "kernel/shell.h"
 
+#define UTASK_REQUESTS 16 /* non-blocking message requests a task may have open */
+#define UTASK_GROUPS 4    /* groups a task may build */
+
 struct utask {
 	const char *name;
+	struct msg_request reqs[UTASK_REQUESTS];
+	bool req_open[UTASK_REQUESTS];
+	struct msg_group *groups[UTASK_GROUPS];
 	struct address_space as;
 	uint64_t heap_start, brk, heap_limit;
 	uint64_t kctx[14];
@@ -120,6 +127,8 @@ void utask_run(const char *name, uint64_t arg, struct utask_result *res)
 		return;
 	}
 	struct utask *t = kmalloc(sizeof *t);
+	if (t)
+		memset(t, 0, sizeof *t);
 	if (!t || !as_create(&t->as)) {
 		kfree(t);
 		res->status = -ENOMEM;
@@ -151,6 +160,12 @@ void utask_run(const char *name, uint64_t arg, struct utask_result *res)
 	as_activate(0);
 	me->utask = 0;
 	irq_enable(); /* we left through a trap, with interrupts off */
+	/* nothing may point into the task's pages once they are freed */
+	for (unsigned i = 0; i < UTASK_REQUESTS; i++)
+		if (t->req_open[i])
+			msg_cancel(&t->reqs[i]);
+	for (unsigned i = 0; i < UTASK_GROUPS; i++)
+		kfree(t->groups[i]);
 	if (v == KILL_MARK) {
 		res->status = -EFAULT;
 	} else {
@@ -179,6 +194,156 @@ static bool user_range(struct utask *t, uint64_t va, uint64_t len, bool write)
 }
 
 #define USER_WRITE_MAX 4096
+
+static int open_request(struct utask *t)
+{
+	for (int i = 0; i < UTASK_REQUESTS; i++)
+		if (!t->req_open[i])
+			return i;
+	return -EBUSY; /* too many open requests: wait for some first */
+}
+
+static struct msg_request *request_of(struct utask *t, uint64_t h)
+{
+	return h < UTASK_REQUESTS && t->req_open[h] ? &t->reqs[h] : 0;
+}
+
+static struct msg_group *group_of(struct utask *t, uint64_t g)
+{
+	return g < UTASK_GROUPS ? t->groups[g] : 0;
+}
+
+/* The user's argument block of alltoallv (user/mosaic.h: struct mosaic_alltoallv). */
+struct user_alltoallv {
+	uint64_t in, sendcounts, sdispls, out, recvcounts, rdispls;
+};
+
+/* Highest end (displacement + count) over n ranks, or UINT64_MAX if it overflows. */
+static uint64_t extent(const uint32_t *counts, const uint32_t *displs, unsigned n)
+{
+	uint64_t end = 0;
+	for (unsigned r = 0; r < n; r++)
+		if ((uint64_t)displs[r] + counts[r] > end)
+			end = (uint64_t)displs[r] + counts[r];
+	return end;
+}
+
+/* The non-blocking message calls and the collectives, for user tasks. */
+static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
+{
+	struct msg_group *g;
+	switch (nr) {
+	case KC_ISEND:
+	case KC_IRECV: {
+		if (!user_range(t, a[2], a[3], nr == KC_IRECV))
+			return -EFAULT;
+		int h = open_request(t);
+		if (h < 0)
+			return h;
+		int e = nr == KC_ISEND ? msg_isend((int)a[0], (int)a[1], (const void *)a[2], (uint32_t)a[3], &t->reqs[h])
+				       : msg_irecv((int)a[0], (int)a[1], (void *)a[2], (uint32_t)a[3], &t->reqs[h]);
+		if (e)
+			return e;
+		t->req_open[h] = true;
+		return h;
+	}
+	case KC_TEST:
+	case KC_WAIT: {
+		struct msg_request *r = request_of(t, a[0]);
+		if (!r)
+			return -EINVAL;
+		if (a[1] && !user_range(t, a[1], sizeof(struct msg_status), true))
+			return -EFAULT;
+		struct msg_status st;
+		int done = 1, e;
+		if (nr == KC_TEST) {
+			e = msg_test(r, &done, &st);
+			if (!done)
+				return 0;
+			r->state = MSG_REQ_IDLE;
+		} else {
+			e = msg_wait(r, &st);
+		}
+		t->req_open[a[0]] = false;
+		if (a[1])
+			memcpy((void *)a[1], &st, sizeof st);
+		return nr == KC_TEST ? (e ? e : 1) : e;
+	}
+	case KC_XSEND:
+		if (!user_range(t, a[2], a[3], false))
+			return -EFAULT;
+		return msg_xsend((int)a[0], (int)a[1], (const void *)a[2], (uint32_t)a[3]);
+	case KC_GROUP_INIT: {
+		if (a[1] == 0 || a[1] > MOSAIC_MAX_HARTS || !user_range(t, a[0], a[1] * sizeof(uint16_t), false))
+			return a[1] == 0 || a[1] > MOSAIC_MAX_HARTS ? -EINVAL : -EFAULT;
+		int slot = -1;
+		for (int i = 0; i < UTASK_GROUPS && slot < 0; i++)
+			if (!t->groups[i])
+				slot = i;
+		if (slot < 0)
+			return -EBUSY;
+		struct msg_group *ng = kmalloc(sizeof *ng);
+		if (!ng)
+			return -ENOMEM;
+		int e = msg_group_init(ng, (const uint16_t *)a[0], (unsigned)a[1]);
+		if (e) {
+			kfree(ng);
+			return e;
+		}
+		t->groups[slot] = ng;
+		return slot;
+	}
+	}
+	if (!(g = group_of(t, a[0])))
+		return -EINVAL;
+	switch (nr) {
+	case KC_BARRIER:
+		return msg_barrier(g);
+	case KC_BCAST:
+		if (!user_range(t, a[2], a[3], true))
+			return -EFAULT;
+		return msg_bcast(g, (unsigned)a[1], (void *)a[2], (uint32_t)a[3]);
+	case KC_REDUCE:
+		if (a[4] > NOC_MAX_BODY / 8 || !user_range(t, a[2], a[4] * 8, false) ||
+		    (g->rank == a[1] && !user_range(t, a[3], a[4] * 8, true)))
+			return a[4] > NOC_MAX_BODY / 8 ? -EMSGSIZE : -EFAULT;
+		return msg_reduce(g, (unsigned)a[1], (const int64_t *)a[2], (int64_t *)a[3], (unsigned)a[4],
+				  (enum msg_op)a[5]);
+	case KC_ALLREDUCE:
+		if (a[3] > NOC_MAX_BODY / 8 || !user_range(t, a[1], a[3] * 8, false) || !user_range(t, a[2], a[3] * 8, true))
+			return a[3] > NOC_MAX_BODY / 8 ? -EMSGSIZE : -EFAULT;
+		return msg_allreduce(g, (const int64_t *)a[1], (int64_t *)a[2], (unsigned)a[3], (enum msg_op)a[4]);
+	case KC_GATHER:
+		if (a[3] > NOC_MAX_BODY || !user_range(t, a[2], a[3], false) ||
+		    (g->rank == a[1] && !user_range(t, a[4], a[3] * g->n, true)))
+			return a[3] > NOC_MAX_BODY ? -EMSGSIZE : -EFAULT;
+		return msg_gather(g, (unsigned)a[1], (const void *)a[2], (uint32_t)a[3], (void *)a[4]);
+	case KC_ALLGATHER:
+	case KC_ALLTOALL:
+		if (a[2] > NOC_MAX_BODY || !user_range(t, a[1], a[2] * (nr == KC_ALLTOALL ? g->n : 1), false) ||
+		    !user_range(t, a[3], a[2] * g->n, true))
+			return a[2] > NOC_MAX_BODY ? -EMSGSIZE : -EFAULT;
+		return nr == KC_ALLGATHER ? msg_allgather(g, (const void *)a[1], (uint32_t)a[2], (void *)a[3])
+					  : msg_alltoall(g, (const void *)a[1], (uint32_t)a[2], (void *)a[3]);
+	case KC_ALLTOALLV: {
+		struct user_alltoallv v;
+		uint64_t arr = g->n * sizeof(uint32_t);
+		if (!user_range(t, a[1], sizeof v, false))
+			return -EFAULT;
+		memcpy(&v, (const void *)a[1], sizeof v);
+		if (!user_range(t, v.sendcounts, arr, false) || !user_range(t, v.sdispls, arr, false) ||
+		    !user_range(t, v.recvcounts, arr, false) || !user_range(t, v.rdispls, arr, false))
+			return -EFAULT;
+		const uint32_t *sc = (const uint32_t *)v.sendcounts, *sd = (const uint32_t *)v.sdispls;
+		const uint32_t *rc = (const uint32_t *)v.recvcounts, *rd = (const uint32_t *)v.rdispls;
+		if (!user_range(t, v.in, extent(sc, sd, g->n), false) || !user_range(t, v.out, extent(rc, rd, g->n), true))
+			return -EFAULT;
+		return msg_alltoallv(g, (const void *)v.in, sc, sd, (void *)v.out, rc, rd);
+	}
+	default:
+		return -ENOSYS;
+	}
+}
 
 static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 {
@@ -231,7 +396,9 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 	case KC_SLEEP_US:
 		return kcall((unsigned)nr, a, 0, 0);
 	default:
-		return -ENOSYS; /* unknown, or not offered to user tasks yet */
+		if ((nr >= KC_ISEND && nr <= KC_WAIT) || (nr >= KC_GROUP_INIT && nr <= KC_ALLTOALLV))
+			return user_msg_kcall(t, nr, a);
+		return -ENOSYS; /* unknown, or reserved */
 	}
 }
 

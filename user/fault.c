@@ -26,6 +26,13 @@ int mosaic_main(long kind)
 	case 5:
 		((void (*)(void))0x80200000UL)(); /* jump into the kernel */
 		break;
+	case 6: {
+		/* die with a receive still posted: the kernel must withdraw it before freeing our pages */
+		static char buf[64];
+		mosaic_irecv(MOSAIC_ANY, 77, buf, sizeof buf);
+		*kernel = 1;
+		break;
+	}
 	}
 	return 0; /* reached only if nothing faulted: the test sees exit 0 instead of a kill */
 }

@@ -22,7 +22,25 @@
 #define KC_TRYSEND 17
 #define KC_RECV 20
 #define KC_TRYRECV 21
+#define KC_ISEND 18
+#define KC_XSEND 19
+#define KC_IRECV 22
+#define KC_TEST 23
+#define KC_WAIT 24
 #define KC_PROBE 25
+#define KC_GROUP_INIT 32
+#define KC_BARRIER 33
+#define KC_BCAST 34
+#define KC_REDUCE 35
+#define KC_ALLREDUCE 36
+#define KC_GATHER 37
+#define KC_ALLGATHER 38
+#define KC_ALLTOALL 39
+#define KC_ALLTOALLV 40
+
+#define MOSAIC_OP_SUM 1
+#define MOSAIC_OP_MIN 2
+#define MOSAIC_OP_MAX 3
 
 #define MOSAIC_EFAULT (-14)
 #define MOSAIC_EINVAL (-22)
@@ -79,6 +97,72 @@ static inline long mosaic_tryrecv(int src, int tag, void *buf, size_t cap, struc
 static inline long mosaic_probe(int src, int tag, int block, struct mosaic_status *st)
 {
 	return mosaic_call(KC_PROBE, src, tag, block, (long)st, 0);
+}
+
+/* Non-blocking sends and receives return a request handle (0..15) for test and wait. */
+static inline long mosaic_isend(int dst, int tag, const void *buf, size_t len)
+{
+	return mosaic_call(KC_ISEND, dst, tag, (long)buf, (long)len, 0);
+}
+static inline long mosaic_irecv(int src, int tag, void *buf, size_t cap)
+{
+	return mosaic_call(KC_IRECV, src, tag, (long)buf, (long)cap, 0);
+}
+/* 1 and the status when the request finished (the handle is then closed), 0 if not yet. */
+static inline long mosaic_test(long req, struct mosaic_status *st) { return mosaic_call(KC_TEST, req, (long)st, 0, 0, 0); }
+static inline long mosaic_wait(long req, struct mosaic_status *st) { return mosaic_call(KC_WAIT, req, (long)st, 0, 0, 0); }
+static inline long mosaic_xsend(int dst, int tag, const void *buf, size_t len)
+{
+	return mosaic_call(KC_XSEND, dst, tag, (long)buf, (long)len, 0);
+}
+
+/* Groups: an ordered list of core ids; the handle (0..3) names the group in collectives. */
+static inline long mosaic_group_init(const uint16_t *cores, size_t n)
+{
+	return mosaic_call(KC_GROUP_INIT, (long)cores, (long)n, 0, 0, 0);
+}
+static inline long mosaic_barrier(long g) { return mosaic_call(KC_BARRIER, g, 0, 0, 0, 0); }
+static inline long mosaic_bcast(long g, int root, void *buf, size_t len)
+{
+	return mosaic_call(KC_BCAST, g, root, (long)buf, (long)len, 0);
+}
+static inline long mosaic_reduce(long g, int root, const int64_t *in, int64_t *out, size_t count, int op)
+{
+	register long r5 __asm__("a5") = op;
+	register long r0 __asm__("a0") = g;
+	register long r1 __asm__("a1") = root;
+	register long r2 __asm__("a2") = (long)in;
+	register long r3 __asm__("a3") = (long)out;
+	register long r4 __asm__("a4") = (long)count;
+	register long r7 __asm__("a7") = KC_REDUCE;
+	__asm__ volatile("ecall" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r3), "r"(r4), "r"(r5), "r"(r7) : "memory");
+	return r0;
+}
+static inline long mosaic_allreduce(long g, const int64_t *in, int64_t *out, size_t count, int op)
+{
+	return mosaic_call(KC_ALLREDUCE, g, (long)in, (long)out, (long)count, op);
+}
+static inline long mosaic_gather(long g, int root, const void *in, size_t len, void *out)
+{
+	return mosaic_call(KC_GATHER, g, root, (long)in, (long)len, (long)out);
+}
+static inline long mosaic_allgather(long g, const void *in, size_t len, void *out)
+{
+	return mosaic_call(KC_ALLGATHER, g, (long)in, (long)len, (long)out, 0);
+}
+static inline long mosaic_alltoall(long g, const void *in, size_t len, void *out)
+{
+	return mosaic_call(KC_ALLTOALL, g, (long)in, (long)len, (long)out, 0);
+}
+struct mosaic_alltoallv {
+	const void *in;
+	const uint32_t *sendcounts, *sdispls;
+	void *out;
+	const uint32_t *recvcounts, *rdispls;
+};
+static inline long mosaic_alltoallv(long g, const struct mosaic_alltoallv *v)
+{
+	return mosaic_call(KC_ALLTOALLV, g, (long)v, 0, 0, 0);
 }
 
 /* Every program defines this; its result is the exit code. */

@@ -219,6 +219,47 @@ struct noc_slot *noc_mailbox_find(unsigned core, const struct noc_match *m, uint
 	return best;
 }
 
+/* Hands a free slot to the oldest waiting sender, or makes it free for anyone (lock held). */
+static void give_credit(struct noc_mailbox *mb, struct noc_slot *slot)
+{
+	uint64_t bit = 1UL << (slot - mb->slots);
+	slot->reserved_for = -1;
+	mb->kept_mask &= ~bit;
+	if (mb->credit_count) {
+		/* the credit goes to the oldest waiting sender, who is woken to use it */
+		unsigned w = mb->credit_queue[mb->credit_head];
+		mb->credit_head = (mb->credit_head + 1) % MOSAIC_MAX_HARTS;
+		mb->credit_count--;
+		mb->credit_queued[w / 64] &= ~(1UL << (w % 64));
+		slot->reserved_for = (int16_t)w;
+		mb->kept_mask |= bit;
+		__atomic_fetch_add(&noc_mailboxes[w].events, 1, __ATOMIC_RELEASE);
+		noc_wake(w);
+	} else {
+		mb->free_mask |= bit;
+	}
+}
+
+void noc_cancel_credit(unsigned src, unsigned dst)
+{
+	struct noc_mailbox *mb = &noc_mailboxes[dst];
+	uint64_t s = spin_lock(&mb->lock);
+	if (mb->credit_queued[src / 64] & (1UL << (src % 64))) {
+		unsigned kept = 0;
+		for (unsigned i = 0; i < mb->credit_count; i++) {
+			uint16_t w = mb->credit_queue[(mb->credit_head + i) % MOSAIC_MAX_HARTS];
+			if (w != src)
+				mb->credit_queue[(mb->credit_head + kept++) % MOSAIC_MAX_HARTS] = w;
+		}
+		mb->credit_count = kept;
+		mb->credit_queued[src / 64] &= ~(1UL << (src % 64));
+	}
+	for (uint64_t m = mb->kept_mask; m; m &= m - 1)
+		if (mb->slots[lowest_bit(m)].reserved_for == (int16_t)src)
+			give_credit(mb, &mb->slots[lowest_bit(m)]);
+	spin_unlock(&mb->lock, s);
+}
+
 uint64_t noc_mailbox_next_delivery(unsigned core)
 {
 	struct noc_mailbox *mb = &noc_mailboxes[core];
@@ -236,22 +277,8 @@ void noc_mailbox_release(unsigned core, struct noc_slot *slot)
 	slot->body = 0;
 	slot->used = false;
 	mb->used--;
-	uint64_t bit = 1UL << (slot - mb->slots);
-	mb->used_mask &= ~bit;
+	mb->used_mask &= ~(1UL << (slot - mb->slots));
 	noc_core_stats[core].received++;
 	noc_core_stats[core].bytes_received += slot->h.len;
-	slot->reserved_for = -1;
-	if (mb->credit_count) {
-		/* the credit goes to the oldest waiting sender, who is woken to use it */
-		unsigned w = mb->credit_queue[mb->credit_head];
-		mb->credit_head = (mb->credit_head + 1) % MOSAIC_MAX_HARTS;
-		mb->credit_count--;
-		mb->credit_queued[w / 64] &= ~(1UL << (w % 64));
-		slot->reserved_for = (int16_t)w;
-		mb->kept_mask |= bit;
-		__atomic_fetch_add(&noc_mailboxes[w].events, 1, __ATOMIC_RELEASE);
-		noc_wake(w);
-	} else {
-		mb->free_mask |= bit;
-	}
+	give_credit(mb, slot);
 }

@@ -126,6 +126,10 @@ static inline bool noc_matches(const struct noc_header *h, const struct noc_matc
  * (UINT64_MAX if none). Call with the mailbox lock held.
  */
 struct noc_slot *noc_mailbox_find(unsigned core, const struct noc_match *m, uint64_t now, uint64_t *next_ns);
+/* src gives up waiting for a credit at dst (its send was cancelled): it leaves
+ * dst's credit queue, and a slot kept for it goes to the next waiter. */
+void noc_cancel_credit(unsigned src, unsigned dst);
+
 /* Earliest delivery time of a message still in flight to core (UINT64_MAX if none). */
 uint64_t noc_mailbox_next_delivery(unsigned core);
 /* Frees a slot found above (lock held) and hands the credit to waiting senders. */

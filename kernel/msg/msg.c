@@ -413,14 +413,7 @@ int msg_tryrecv(int src, int tag, void *buf, uint32_t cap, struct msg_status *st
 	if (e)
 		return e;
 	if (req.state != MSG_REQ_DONE) {
-		/* not matched at once: withdraw the receive again */
-		struct endpoint *ep = &endpoints[this_cpu()];
-		struct msg_request *prev = 0;
-		for (struct msg_request *q = ep->recv_head; q; prev = q, q = q->next)
-			if (q == &req) {
-				queue_remove(&ep->recv_head, &ep->recv_tail, prev, q);
-				break;
-			}
+		msg_cancel(&req); /* not matched at once: withdraw the receive again */
 		return -EAGAIN;
 	}
 	if (st)
@@ -475,6 +468,25 @@ int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct msg_stat
 int msg_probe(int src, int tag, bool block, struct msg_status *st)
 {
 	return msg_probe_typed(MSG_TYPE_DATA, src, tag, block, st);
+}
+
+void msg_cancel(struct msg_request *req)
+{
+	if (!req || req->state != MSG_REQ_PENDING)
+		return;
+	unsigned me = this_cpu();
+	struct endpoint *ep = &endpoints[me];
+	bool send = req->kind == MSG_REQ_SEND;
+	struct msg_request **head = send ? &ep->send_head : &ep->recv_head, **tail = send ? &ep->send_tail : &ep->recv_tail;
+	struct msg_request *prev = 0;
+	for (struct msg_request *q = *head; q; prev = q, q = q->next)
+		if (q == req) {
+			queue_remove(head, tail, prev, q);
+			break;
+		}
+	if (send && !peer_has_pending_send(ep, req->peer))
+		noc_cancel_credit(me, req->peer);
+	req->state = MSG_REQ_IDLE;
 }
 
 void msg_drain(void)

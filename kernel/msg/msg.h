@@ -87,6 +87,9 @@ int msg_isend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t l
 int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_request *req);
 int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct msg_status *st);
 
+/* Withdraws a pending request (its owner is going away); a finished one is left as it is. */
+void msg_cancel(struct msg_request *req);
+
 /* Moves every visible message out of this core's mailbox into its unhandled-message
  * queue (in arrival order), so senders get their credits back at once. */
 void msg_drain(void);

@@ -52,12 +52,12 @@ KTEST(utask, faults_kill_the_task_and_the_core_runs_on)
 	if (core < 0)
 		return;
 	/* fault.c's kinds and the exception each must raise */
-	static const uint64_t causes[][2] = {{15, 15}, {13, 13}, {2, 2}, {4, 6}, {13, 13}, {12, 12}};
+	static const uint64_t causes[][2] = {{15, 15}, {13, 13}, {2, 2}, {4, 6}, {13, 13}, {12, 12}, {15, 15}};
 	struct page_stats before, after;
 	struct utask_result res;
 	KT_ASSERT(run(kt, core, "hello", 0, &res)); /* warm up the heap's size classes */
 	page_get_stats(&before);
-	for (unsigned k = 0; k < 6; k++) {
+	for (unsigned k = 0; k < 7; k++) {
 		if (!run(kt, core, "fault", k, &res))
 			return;
 		KT_ASSERT_EQ(res.status, -EFAULT);
@@ -85,13 +85,14 @@ KTEST(utask, bad_requests_are_refused)
 struct many {
 	const char *name;
 	uint64_t arg_base;
+	bool same_arg; /* every task gets arg_base, not arg_base + its core */
 	struct utask_result res[MOSAIC_MAX_HARTS];
 };
 
 static void run_here(void *arg)
 {
 	struct many *m = arg;
-	utask_run(m->name, m->arg_base + this_cpu(), &m->res[this_cpu()]);
+	utask_run(m->name, m->arg_base + (m->same_arg ? 0 : this_cpu()), &m->res[this_cpu()]);
 }
 
 static unsigned picos(uint16_t *out)
@@ -126,6 +127,32 @@ KTEST(utask, tasks_are_isolated)
 	unsigned n = picos(cores);
 	m.name = "marker";
 	m.arg_base = 1000;
+	KT_ASSERT(ktest_run_on(cores, n, run_here, &m));
+	for (unsigned i = 0; i < n; i++) {
+		KT_ASSERT_EQ(m.res[cores[i]].status, 0);
+		KT_ASSERT_EQ(m.res[cores[i]].exit_code, 0);
+	}
+}
+
+KTEST(utask, collectives_across_tasks)
+{
+	/* the pico-kernels of domain 0 (all below core 64, as coll's argument is a mask) */
+	static struct many m;
+	uint16_t cores[MOSAIC_MAX_HARTS] = {0};
+	unsigned n = 0;
+	uint64_t mask = 0;
+	for (unsigned c = 0; c < hart_count && c < 64; c++)
+		if (domain_of(c) == 0 && !is_master(c)) {
+			cores[n++] = (uint16_t)c;
+			mask |= 1UL << c;
+		}
+	if (n == 0) {
+		kprintf("ktest:   (skipped: domain 0 has no pico-kernel)\n");
+		return;
+	}
+	m.name = "coll";
+	m.arg_base = mask;
+	m.same_arg = true;
 	KT_ASSERT(ktest_run_on(cores, n, run_here, &m));
 	for (unsigned i = 0; i < n; i++) {
 		KT_ASSERT_EQ(m.res[cores[i]].status, 0);

@@ -1,0 +1,77 @@
+/*
+ * coll: every collective over a group of tasks. The argument is a bit mask of
+ * the cores in the group (all below 64); every member runs this program at once.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "mosaic.h"
+
+static int failures;
+
+static void check(const char *what, int ok)
+{
+	if (!ok) {
+		printf("coll: FAILED %s\n", what);
+		failures++;
+	}
+}
+
+int mosaic_main(long mask)
+{
+	uint16_t cores[64];
+	int n = 0, rank = -1;
+	long me = mosaic_core_id();
+	for (int c = 0; c < 64; c++)
+		if (mask & (1L << c)) {
+			if (c == me)
+				rank = n;
+			cores[n++] = (uint16_t)c;
+		}
+	long g = mosaic_group_init(cores, (size_t)n);
+	check("group_init", g >= 0 && rank >= 0);
+	check("barrier", mosaic_barrier(g) == 0);
+	char msg[32] = "";
+	if (rank == n - 1)
+		strcpy(msg, "from the last rank");
+	check("bcast", mosaic_bcast(g, n - 1, msg, sizeof msg) == 0 && strcmp(msg, "from the last rank") == 0);
+	int64_t v = rank + 1, sum = 0, max = 0;
+	check("reduce", mosaic_reduce(g, 0, &v, &sum, 1, MOSAIC_OP_SUM) == 0 && (rank != 0 || sum == (int64_t)n * (n + 1) / 2));
+	check("allreduce", mosaic_allreduce(g, &v, &max, 1, MOSAIC_OP_MAX) == 0 && max == n);
+	int64_t all[64];
+	check("gather", mosaic_gather(g, 0, &v, sizeof v, all) == 0);
+	if (rank == 0)
+		for (int r = 0; r < n; r++)
+			check("gathered value", all[r] == r + 1);
+	memset(all, 0, sizeof all);
+	check("allgather", mosaic_allgather(g, &v, sizeof v, all) == 0);
+	for (int r = 0; r < n; r++)
+		check("allgathered value", all[r] == r + 1);
+	int64_t out[64], in[64];
+	for (int r = 0; r < n; r++)
+		out[r] = rank * 100 + r;
+	check("alltoall", mosaic_alltoall(g, out, sizeof(int64_t), in) == 0);
+	for (int r = 0; r < n; r++)
+		check("alltoall value", in[r] == r * 100 + rank);
+	/* alltoallv: rank r sends (r + s) % 3 + 1 bytes to rank s */
+	uint32_t sc[64], sd[64], rc[64], rd[64], so = 0, ro = 0;
+	uint8_t vin[256], vout[256];
+	for (int s = 0; s < n; s++) {
+		sc[s] = (uint32_t)((rank + s) % 3 + 1);
+		sd[s] = so;
+		for (uint32_t i = 0; i < sc[s]; i++)
+			vout[so + i] = (uint8_t)(rank * 10 + s);
+		so += sc[s];
+		rc[s] = (uint32_t)((s + rank) % 3 + 1);
+		rd[s] = ro;
+		ro += rc[s];
+	}
+	struct mosaic_alltoallv a = {vout, sc, sd, vin, rc, rd};
+	check("alltoallv", mosaic_alltoallv(g, &a) == 0);
+	for (int s = 0; s < n; s++)
+		for (uint32_t i = 0; i < rc[s]; i++)
+			check("alltoallv value", vin[rd[s] + i] == (uint8_t)(s * 10 + rank));
+	check("final barrier", mosaic_barrier(g) == 0);
+	if (rank == 0)
+		printf("coll: %d cores, %s\n", n, failures ? "FAILED" : "all collectives correct");
+	return failures ? 1 : 0;
+}
