@@ -95,6 +95,27 @@ static void run_here(void *arg)
 	utask_run(m->name, m->arg_base + (m->same_arg ? 0 : this_cpu()), &m->res[this_cpu()]);
 }
 
+/* Runs `name` on every listed core at once; true if every task exited with 0. */
+static bool all_exit_zero(struct ktest_ctx *kt, const uint16_t *cores, unsigned n, const char *name, uint64_t arg,
+			  bool same_arg)
+{
+	static struct many m;
+	m.name = name;
+	m.arg_base = arg;
+	m.same_arg = same_arg;
+	if (!ktest_run_on(cores, n, run_here, &m)) {
+		ktest_fail(kt, __FILE__, __LINE__, "could not start %s on %u cores", name, n);
+		return false;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (m.res[cores[i]].status != 0 || m.res[cores[i]].exit_code != 0) {
+			ktest_fail(kt, __FILE__, __LINE__, "%s on core %u: status %d, exit code %d", name, cores[i],
+				   m.res[cores[i]].status, m.res[cores[i]].exit_code);
+			return false;
+		}
+	return true;
+}
+
 static unsigned picos(uint16_t *out)
 {
 	unsigned n = 0;
@@ -106,38 +127,22 @@ static unsigned picos(uint16_t *out)
 
 KTEST(utask, tasks_on_every_pico_kernel_at_once)
 {
-	static struct many m;
 	uint16_t cores[MOSAIC_MAX_HARTS] = {0};
 	unsigned n = picos(cores);
-	m.name = "kcalls";
-	m.arg_base = 0;
-	KT_ASSERT(ktest_run_on(cores, n, run_here, &m));
-	for (unsigned i = 0; i < n; i++) {
-		KT_ASSERT_EQ(m.res[cores[i]].status, 0);
-		KT_ASSERT_EQ(m.res[cores[i]].exit_code, 0);
-	}
-	kprintf("ktest:   kcalls ran on %u pico-kernels at once\n", n);
+	if (all_exit_zero(kt, cores, n, "kcalls", 0, false))
+		kprintf("ktest:   kcalls ran on %u pico-kernels at once\n", n);
 }
 
 KTEST(utask, tasks_are_isolated)
 {
-	/* every task has the same addresses; each keeps its own value in the same global */
-	static struct many m;
+	/* every task has the same addresses; each keeps its own value (1000 + core) in the same global */
 	uint16_t cores[MOSAIC_MAX_HARTS] = {0};
-	unsigned n = picos(cores);
-	m.name = "marker";
-	m.arg_base = 1000;
-	KT_ASSERT(ktest_run_on(cores, n, run_here, &m));
-	for (unsigned i = 0; i < n; i++) {
-		KT_ASSERT_EQ(m.res[cores[i]].status, 0);
-		KT_ASSERT_EQ(m.res[cores[i]].exit_code, 0);
-	}
+	all_exit_zero(kt, cores, picos(cores), "marker", 1000, false);
 }
 
 KTEST(utask, collectives_across_tasks)
 {
 	/* the pico-kernels of domain 0 (all below core 64, as coll's argument is a mask) */
-	static struct many m;
 	uint16_t cores[MOSAIC_MAX_HARTS] = {0};
 	unsigned n = 0;
 	uint64_t mask = 0;
@@ -150,12 +155,5 @@ KTEST(utask, collectives_across_tasks)
 		kprintf("ktest:   (skipped: domain 0 has no pico-kernel)\n");
 		return;
 	}
-	m.name = "coll";
-	m.arg_base = mask;
-	m.same_arg = true;
-	KT_ASSERT(ktest_run_on(cores, n, run_here, &m));
-	for (unsigned i = 0; i < n; i++) {
-		KT_ASSERT_EQ(m.res[cores[i]].status, 0);
-		KT_ASSERT_EQ(m.res[cores[i]].exit_code, 0);
-	}
+	all_exit_zero(kt, cores, n, "coll", mask, true);
 }
