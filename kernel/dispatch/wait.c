@@ -1,0 +1,42 @@
+/*
+ * task_wait: the requester's side of a task's synchronisation. The waiter
+ * registers in the task's waiter mask and sleeps in WFI; the core that ends
+ * the task sets its done flag and wakes every registered core with IPI_WAKE
+ * (graph.c, release_waiters). Both happen under the task's dispatcher lock,
+ * which is also what makes it safe to reuse the task once task_wait returned.
+ */
+#include "kernel/dispatch/dispatcher.h"
+#include "kernel/dispatch/dispatch_internal.h"
+#include "kernel/hart.h"
+#include "drivers/timer.h"
+
+static bool is_done(struct task *t) { return __atomic_load_n(&t->done, __ATOMIC_ACQUIRE) != 0; }
+
+int64_t task_wait(struct task *t)
+{
+	if (!t || task_state(t) == TASK_CREATED)
+		return -EINVAL;
+	unsigned me = this_cpu();
+	struct dispatcher *d = &dispatchers[t->cpu];
+	uint64_t s = spin_lock(&d->lock);
+	if (!t->done)
+		t->waiters[me / 64] |= 1UL << (me % 64);
+	spin_unlock(&d->lock, s);
+
+	/* Outside a task, run this core's own tasks while waiting: the task waited for may be one
+	 * of them. Inside a task that would nest tasks on one stack, so only sleep. */
+	bool help = dispatchers[me].current == NULL;
+	while (!is_done(t)) {
+		if (help && dispatcher_run_one(me))
+			continue;
+		uint32_t gen = dispatcher_generation(me);
+		WAIT_UNTIL(is_done(t) || (help && (dispatcher_has_ready(me) || dispatcher_generation(me) != gen)),
+			   help ? dispatcher_next_deadline(me) : 0);
+	}
+	/* done is set inside the ender's critical section; passing through the lock makes sure the
+	 * ender has left it, so the caller may reuse t as soon as we return */
+	s = spin_lock(&d->lock);
+	int64_t r = t->state == TASK_COMPLETED ? t->result : t->error;
+	spin_unlock(&d->lock, s);
+	return r;
+}
