@@ -45,7 +45,7 @@ OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH))
 
-.PHONY: all deps check-harts qemu qemu-gdb gdb run test bench-boot bench-noc clean help
+.PHONY: all deps check-harts qemu qemu-gdb gdb run test bench-boot bench-noc bench-kernel clean help
 
 all: deps $(KERNEL)
 
@@ -122,6 +122,9 @@ bench-boot: all
 bench-noc: all
 	python3 scripts/bench-noc
 
+bench-kernel: all
+	python3 scripts/bench-kernel
+
 clean:
 	rm -rf $(BUILD)
 
@@ -138,6 +141,7 @@ help:
 	@echo "  make test       build and run the whole test suite (pytest over scripts/mosaic-run)"
 	@echo "  make bench-boot boot-time benchmark -> build/bench/boot.json"
 	@echo "  make bench-noc  NoC latency, software overhead, collectives (-icount) -> build/bench/noc.json"
+	@echo "  make bench-kernel kernel calls local vs forwarded, contention (-icount) -> build/bench/kernel.json"
 	@echo "  make deps       install (as root) or name the missing Debian packages"
 	@echo "  make clean      remove build/"
 	@echo

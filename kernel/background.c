@@ -5,36 +5,66 @@
 #include "kernel/hart.h"
 #include "drivers/noc/noc.h"
 #include "drivers/timer.h"
+#include "kernel/dispatch/dispatcher.h"
 
 volatile bool background_enabled;
 
+/* A waiting kernel call goes first, so it waits for at most one task's run. */
 bool background_work(void)
 {
-	return background_enabled && master_serve_one();
+	if (!background_enabled)
+		return false;
+	return master_serve_one() || dispatcher_run_one(this_cpu());
 }
 
-void core_wait(bool (*done)(void *), void *arg)
+bool core_wait_until(bool (*done)(void *), void *arg, uint64_t until)
 {
 	for (;;) {
+		if (until && timer_now() >= until)
+			return done(arg);
 		if (!background_enabled) {
-			WAIT_UNTIL(done(arg) || background_enabled, 0);
+			WAIT_UNTIL(done(arg) || background_enabled, until);
 			if (done(arg))
-				return;
+				return true;
 			continue;
 		}
 		unsigned me = this_cpu();
 		struct noc_mailbox *mb = &noc_mailboxes[me];
 		uint32_t seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
+		uint32_t generation = dispatcher_generation(me);
 		if (done(arg))
-			return;
+			return true;
+		/* a master also wakes when a call still in flight to it becomes visible; ask before
+		 * looking for work, so a call that becomes visible in between is seen by one or the other */
+		uint64_t next = is_master(me) ? noc_mailbox_next_delivery(me) : UINT64_MAX;
 		if (background_work())
 			continue;
-		/* a master also wakes when a call still in flight to it becomes visible */
-		uint64_t next = is_master(me) ? noc_mailbox_next_delivery(me) : UINT64_MAX;
+		uint64_t deadline = timer_ns_to_ticks_ceil(next), task_due = dispatcher_next_deadline(me);
+		if (task_due && (!deadline || task_due < deadline))
+			deadline = task_due; /* a periodic or delayed task falls due */
+		if (until && (!deadline || until < deadline))
+			deadline = until;
 		mb->sleeping = 1;
 		fence();
-		WAIT_UNTIL(done(arg) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen || noc_now_ns() >= next,
-			   timer_ns_to_ticks_ceil(next));
+		WAIT_UNTIL(done(arg) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen || noc_now_ns() >= next ||
+				   dispatcher_has_ready(me) || dispatcher_generation(me) != generation,
+			   deadline);
 		mb->sleeping = 0;
 	}
+}
+
+void core_wait(bool (*done)(void *), void *arg)
+{
+	core_wait_until(done, arg, 0);
+}
+
+static bool never(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+void core_sleep_us(uint64_t us)
+{
+	core_wait_until(never, 0, timer_now() + timer_us_to_ticks(us));
 }

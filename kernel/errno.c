@@ -21,6 +21,7 @@ const char *kstrerror(int err)
 	case EOVERFLOW: return "buffer too small for the message";
 	case EMSGSIZE: return "message too long";
 	case ETIMEDOUT: return "timed out";
+	case ECANCELED: return "cancelled";
 	default: return "unknown error";
 	}
 }

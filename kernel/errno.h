@@ -19,6 +19,7 @@
 #define EOVERFLOW 75 /* receive buffer smaller than the matched message; the message is kept */
 #define EMSGSIZE 90  /* message body above the maximum */
 #define ETIMEDOUT 110
+#define ECANCELED 125 /* a task was cancelled */
 
 const char *kstrerror(int err);
 

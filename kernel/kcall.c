@@ -13,6 +13,7 @@
 #include "kernel/console.h"
 #include "kernel/msg/msg.h"
 #include "drivers/timer.h"
+#include "kernel/async_console.h"
 #include "drivers/noc/mesh.h"
 #include "lib/string.h"
 
@@ -78,12 +79,12 @@ static int64_t kc_sleep_us(unsigned caller, const uint64_t *a, const void *d, ui
 	return 0;
 }
 
-/* Runs on the master: the text arrived with the call. */
+/* Runs on the master: the text arrived with the call and is printed by the
+ * master's console task in its idle time (kernel/async_console.c). */
 static int64_t kc_write(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
 {
 	(void)a;
-	kprintf("[core %u] %.*s", caller, (int)n, (const char *)d);
-	return n;
+	return async_console_write(caller, d, n);
 }
 
 /* Runs on the master, which keeps its domain's heap accounts. */
@@ -215,7 +216,10 @@ bool master_serve_one(void)
 	unsigned me = this_cpu();
 	if (!is_master(me))
 		return false;
-	msg_drain();
+	msg_drain(); /* every visible call is now in the unhandled queue, in arrival order */
+	uint64_t waiting[MOSAIC_MAX_HARTS / 64];
+	if (!msg_unhandled_sources(MSG_TYPE_KCALL, waiting))
+		return false; /* nothing waiting: the common case when a master wakes */
 	struct msg_status st;
 	const struct domain *d = &layout.domains[domain_of(me)];
 	unsigned w = d->x1 - d->x0, n = d->ncores, start = last_served[me];
@@ -223,7 +227,8 @@ bool master_serve_one(void)
 	for (unsigned i = 1; i <= n && !found; i++) {
 		unsigned k = (start + i) % n; /* k-th core of the domain, row by row */
 		unsigned c = mesh_core_at(d->x0 + k % w, d->y0 + k / w);
-		if (msg_probe_typed(MSG_TYPE_KCALL, (int)c, MSG_ANY_TAG, false, &st) == 0) {
+		if ((waiting[c / 64] & (1UL << (c % 64))) &&
+		    msg_probe_typed(MSG_TYPE_KCALL, (int)c, MSG_ANY_TAG, false, &st) == 0) {
 			found = true;
 			last_served[me] = (uint16_t)k;
 		}

@@ -23,6 +23,8 @@
 #include "kernel/domain.h"
 #include "kernel/background.h"
 
+void noc_sampler_start(void);
+
 extern char boot_stack[], boot_stack_top[];
 
 static char ktest_spec[BOOTARG_STR_MAX];
@@ -119,6 +121,7 @@ void kmain(uint64_t hartid, const void *fdt)
 		report_bootarg_error(dom_err);
 	background_enabled = true; /* masters now serve their domains */
 	ipi_broadcast(IPI_WAKE);   /* idle harts re-enter their wait with the NoC in place */
+	noc_sampler_start();
 	kprintf("mosaic: NoC %ux%u mesh, %lu-slot mailboxes, IPIs by %s; %u domains%s\n", mesh.w, mesh.h,
 		noc_params.depth, ipi_method(), layout.ndomains, layout.partial ? " (partial simulation)" : "");
 

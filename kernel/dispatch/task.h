@@ -20,11 +20,6 @@
 #include "kernel/config.h"
 #include "kernel/errno.h"
 
-/* The error of a task ended by task_cancel (and of its descendants). kernel/errno.h
- * has no ECANCELED yet; this is Linux's number, so it reads familiar. */
-#ifndef ECANCELED
-#define ECANCELED 125
-#endif
 
 #define TASK_MAX_ARGS 4     /* argument words a task carries */
 #define TASK_MAX_CHILDREN 8 /* dependants of one task; task_connect refuses a ninth */

@@ -9,8 +9,10 @@
 #include "kernel/dispatch/dispatch_internal.h"
 #include "kernel/hart.h"
 #include "drivers/timer.h"
+#include "kernel/background.h"
 
 static bool is_done(struct task *t) { return __atomic_load_n(&t->done, __ATOMIC_ACQUIRE) != 0; }
+static bool is_done_cb(void *t) { return is_done(t); }
 
 int64_t task_wait(struct task *t)
 {
@@ -23,16 +25,13 @@ int64_t task_wait(struct task *t)
 		t->waiters[me / 64] |= 1UL << (me % 64);
 	spin_unlock(&d->lock, s);
 
-	/* Outside a task, run this core's own tasks while waiting: the task waited for may be one
-	 * of them. Inside a task that would nest tasks on one stack, so only sleep. */
-	bool help = dispatchers[me].current == NULL;
-	while (!is_done(t)) {
-		if (help && dispatcher_run_one(me))
-			continue;
-		uint32_t gen = dispatcher_generation(me);
-		WAIT_UNTIL(is_done(t) || (help && (dispatcher_has_ready(me) || dispatcher_generation(me) != gen)),
-			   help ? dispatcher_next_deadline(me) : 0);
-	}
+	/* Outside a task, wait the way every core waits (kernel/background.c): run this core's own
+	 * tasks meanwhile (the task waited for may be one of them) and, on a master, serve its
+	 * domain's kernel calls. Inside a task that would nest tasks on one stack, so only sleep. */
+	if (dispatchers[me].current == NULL)
+		core_wait(is_done_cb, t);
+	else
+		WAIT_UNTIL(is_done(t), 0);
 	/* done is set inside the ender's critical section; passing through the lock makes sure the
 	 * ender has left it, so the caller may reuse t as soon as we return */
 	s = spin_lock(&d->lock);

@@ -495,4 +495,17 @@ void msg_drain(void)
 	drain_mailbox(me, &endpoints[me]);
 }
 
+unsigned msg_unhandled_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS / 64])
+{
+	unsigned n = 0;
+	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++)
+		sources[w] = 0;
+	for (struct unhandled_msg *u = endpoints[this_cpu()].uh_head; u; u = u->next)
+		if (u->h.type == type) {
+			sources[u->h.src / 64] |= 1UL << (u->h.src % 64);
+			n++;
+		}
+	return n;
+}
+
 unsigned msg_unhandled_count(unsigned core) { return endpoints[core].uh_count; }

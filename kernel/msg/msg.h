@@ -94,6 +94,10 @@ void msg_cancel(struct msg_request *req);
  * queue (in arrival order), so senders get their credits back at once. */
 void msg_drain(void);
 
+/* Sets bit c of sources[] for every core c with a message of `type` in this core's
+ * unhandled-message queue; returns how many such messages there are. */
+unsigned msg_unhandled_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS / 64]);
+
 /* Messages waiting in this core's unhandled-message queue (for the shell and tests). */
 unsigned msg_unhandled_count(unsigned core);
 

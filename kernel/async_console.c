@@ -1,0 +1,86 @@
+/*
+ * The masters' asynchronous console output. A forwarded KC_WRITE only queues the
+ * caller's text on its master and replies at once; a dispatcher task on the
+ * master prints the queued lines in its idle time, one per run (TASK_RET_AGAIN
+ * while more wait), so kernel calls are never held up by console output.
+ * Both the queue and the task live on the master core only: the write handler
+ * and the task never run at the same time, so they need no lock.
+ */
+#include "kernel/async_console.h"
+#include "kernel/dispatch/dispatcher.h"
+#include "kernel/console.h"
+#include "kernel/hart.h"
+#include "kernel/kheap.h"
+#include "kernel/poweroff.h"
+#include "kernel/domain.h"
+#include "kernel/errno.h"
+#include "drivers/timer.h"
+#include "lib/string.h"
+
+struct line {
+	struct line *next;
+	uint16_t caller;
+	uint32_t len;
+	char text[];
+};
+
+struct console_queue {
+	struct line *head, *tail;
+	struct task task;
+	volatile unsigned queued; /* lines not printed yet; read by the power-off hook */
+};
+
+static struct console_queue queues[MOSAIC_MAX_HARTS];
+
+static int print_one(struct task *t)
+{
+	struct console_queue *q = &queues[t->args[0]];
+	struct line *l = q->head;
+	if (!l)
+		return TASK_RET_SUCCESS;
+	q->head = l->next;
+	if (!q->head)
+		q->tail = 0;
+	kprintf("[core %u] %.*s", l->caller, (int)l->len, l->text);
+	kfree(l);
+	__atomic_fetch_sub(&q->queued, 1, __ATOMIC_RELEASE);
+	return q->head ? TASK_RET_AGAIN : TASK_RET_SUCCESS;
+}
+
+int async_console_write(unsigned caller, const char *text, uint32_t len)
+{
+	unsigned me = this_cpu();
+	struct console_queue *q = &queues[me];
+	struct line *l = kmalloc(sizeof *l + len);
+	if (!l)
+		return -ENOMEM;
+	l->next = 0;
+	l->caller = (uint16_t)caller;
+	l->len = len;
+	memcpy(l->text, text, len);
+	if (q->tail)
+		q->tail->next = l;
+	else
+		q->head = l;
+	q->tail = l;
+	__atomic_fetch_add(&q->queued, 1, __ATOMIC_RELEASE);
+	int s = task_state(&q->task);
+	if (s == TASK_CREATED || s == TASK_COMPLETED || s == TASK_FAILED) {
+		uint64_t arg = me;
+		task_init(&q->task, print_one, &arg, 1);
+		task_dispatch(&q->task, me);
+	}
+	return (int)len;
+}
+
+/* Nothing queued is lost at power-off: wait (up to a second of guest time) until every
+ * master printed its lines. */
+static void flush_all(int status)
+{
+	(void)status;
+	uint64_t until = timer_now() + timer_us_to_ticks(1000000);
+	for (unsigned c = 0; c < hart_count; c++)
+		while (__atomic_load_n(&queues[c].queued, __ATOMIC_ACQUIRE) && timer_now() < until)
+			timer_sleep_us(100);
+}
+POWEROFF_HOOK(flush_all);

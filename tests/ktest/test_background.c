@@ -1,0 +1,113 @@
+/* ktest suite "background": what masters do in their idle time (kernel calls, console output, periodic tasks). */
+#include "kernel/ktest.h"
+#include "kernel/kcall.h"
+#include "kernel/domain.h"
+#include "kernel/hart.h"
+#include "kernel/console.h"
+#include "kernel/dispatch/dispatcher.h"
+#include "kernel/background.h"
+#include "drivers/timer.h"
+#include "lib/string.h"
+#include "lib/format.h"
+
+uint64_t noc_samples_taken(void);
+
+static int first_pico(void)
+{
+	for (unsigned c = 0; c < hart_count; c++)
+		if (!is_master(c) && c != this_cpu())
+			return (int)c;
+	return -1;
+}
+
+static bool klog_contains(const char *text)
+{
+	uint64_t end = klog_written, start = end > KLOG_SIZE ? end - KLOG_SIZE : 0;
+	size_t n = strlen(text);
+	for (uint64_t i = start; i + n <= end; i++) {
+		size_t k = 0;
+		while (k < n && klog_buf[(i + k) % KLOG_SIZE] == text[k])
+			k++;
+		if (k == n)
+			return true;
+	}
+	return false;
+}
+
+static volatile int64_t write_result;
+static volatile uint64_t call_ns;
+
+static void write_line(void *arg)
+{
+	const char *text = arg;
+	uint64_t a[6] = {0};
+	write_result = kcall(KC_WRITE, a, text, (uint32_t)strlen(text));
+}
+
+KTEST(background, console_output_is_printed_by_the_master)
+{
+	int pico = first_pico();
+	if (pico < 0)
+		return;
+	static char text[64];
+	snprintf(text, sizeof text, "async-console-check %lu\n", timer_now());
+	uint16_t core = (uint16_t)pico;
+	KT_ASSERT(ktest_run_on(&core, 1, write_line, text));
+	KT_ASSERT_EQ(write_result, (int64_t)strlen(text));
+	/* the reply came before the printing: the master's console task prints it in its idle time */
+	uint64_t until = timer_now() + timer_us_to_ticks(500000);
+	while (!klog_contains(text) && timer_now() < until)
+		timer_sleep_us(200);
+	KT_ASSERT(klog_contains(text));
+}
+
+KTEST(background, periodic_noc_sampling_runs)
+{
+	uint64_t before = noc_samples_taken();
+	/* the default period is 100 ms; wait as cores wait, so that if this core is the
+	 * sampler's (domain 0's master) it runs the task meanwhile */
+	core_sleep_us(350000);
+	KT_ASSERT(noc_samples_taken() >= before + 2);
+}
+
+#define LONG_TASK_US 5000
+
+static int long_task(struct task *t)
+{
+	(void)t;
+	/* one long run: the master serves nothing meanwhile. It sleeps rather than spins, so
+	 * that QEMU, which runs the harts in turn, lets the caller run and send meanwhile. */
+	timer_sleep_us(LONG_TASK_US);
+	return TASK_RET_SUCCESS;
+}
+
+static void timed_call(void *arg)
+{
+	(void)arg;
+	uint64_t a[6] = {0}, t0 = timer_now_ns();
+	kcall(KC_HEAP_GROW, a, 0, 0);
+	call_ns = timer_now_ns() - t0;
+}
+
+KTEST(background, a_call_waits_for_at_most_one_task)
+{
+	int pico = first_pico();
+	if (pico < 0)
+		return;
+	unsigned master = domain_master(domain_of((unsigned)pico));
+	if (master == this_cpu())
+		return; /* the master must be idle, not running this test */
+	static struct task tasks[4];
+	for (unsigned i = 0; i < 4; i++) {
+		KT_ASSERT_EQ(task_init(&tasks[i], long_task, 0, 0), 0);
+		KT_ASSERT_EQ(task_dispatch(&tasks[i], master), 0);
+	}
+	timer_sleep_us(500); /* the master is inside its first long task */
+	uint16_t core = (uint16_t)pico;
+	KT_ASSERT(ktest_run_on(&core, 1, timed_call, 0));
+	for (unsigned i = 0; i < 4; i++)
+		KT_ASSERT_EQ(task_wait(&tasks[i]), 0);
+	kprintf("ktest:   a kernel call behind 4 tasks of %d us each took %lu us\n", LONG_TASK_US, call_ns / 1000);
+	/* served after the running task, before the other three */
+	KT_ASSERT(call_ns < 2 * LONG_TASK_US * 1000ULL);
+}
