@@ -6,6 +6,7 @@
 #include "drivers/noc/noc.h"
 #include "drivers/timer.h"
 #include "kernel/dispatch/dispatcher.h"
+#include "kernel/kthread.h"
 
 volatile bool background_enabled;
 
@@ -14,7 +15,7 @@ bool background_work(void)
 {
 	if (!background_enabled)
 		return false;
-	return master_serve_one() || dispatcher_run_one(this_cpu());
+	return master_serve_one() || dispatcher_run_one(this_cpu()) || kthread_run_one();
 }
 
 bool core_wait_until(bool (*done)(void *), void *arg, uint64_t until)
@@ -47,7 +48,8 @@ bool core_wait_until(bool (*done)(void *), void *arg, uint64_t until)
 		mb->sleeping = 1;
 		fence();
 		WAIT_UNTIL(done(arg) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen || noc_now_ns() >= next ||
-				   dispatcher_has_ready(me) || dispatcher_generation(me) != generation,
+				   dispatcher_has_ready(me) || dispatcher_generation(me) != generation ||
+				   kthread_has_ready(me),
 			   deadline);
 		mb->sleeping = 0;
 	}

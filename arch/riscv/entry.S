@@ -202,6 +202,26 @@ uctx_leave:
 	mv a0, a1
 	ret
 
+/*
+ * call_on_stack(stack_top, fn, arg): runs fn(arg) on another stack and comes back
+ * to the caller's (kernel/kthread.c). s0 keeps the caller's sp across the call.
+ */
+	.globl call_on_stack
+call_on_stack:
+	addi sp, sp, -16
+	sd ra, 8(sp)
+	sd s0, 0(sp)
+	mv s0, sp
+	mv sp, a0
+	mv t0, a1
+	mv a0, a2
+	jalr t0
+	mv sp, s0
+	ld ra, 8(sp)
+	ld s0, 0(sp)
+	addi sp, sp, 16
+	ret
+
 	.section .bss
 	.align 12
 	.globl boot_stack, boot_stack_top

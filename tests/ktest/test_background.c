@@ -9,6 +9,7 @@
 #include "drivers/timer.h"
 #include "lib/string.h"
 #include "lib/format.h"
+#include "kernel/errno.h"
 
 uint64_t noc_samples_taken(void);
 
@@ -110,4 +111,35 @@ KTEST(background, a_call_waits_for_at_most_one_task)
 	kprintf("ktest:   a kernel call behind 4 tasks of %d us each took %lu us\n", LONG_TASK_US, call_ns / 1000);
 	/* served after the running task, before the other three */
 	KT_ASSERT(call_ns < 2 * LONG_TASK_US * 1000ULL);
+}
+
+#include "kernel/kthread.h"
+#include "kernel/page_alloc.h"
+
+static volatile unsigned ran_on[4];
+
+static void note_core(void *arg)
+{
+	volatile unsigned *slot = arg;
+	*slot = this_cpu() + 1; /* + 1: 0 means "did not run" */
+}
+
+KTEST(background, kernel_threads_run_on_their_core_and_free_their_stack)
+{
+	struct page_stats before, after;
+	page_get_stats(&before);
+	static struct kthread th[4];
+	unsigned cores[4];
+	for (unsigned i = 0; i < 4; i++) {
+		cores[i] = (this_cpu() + 1 + i) % hart_count;
+		ran_on[i] = 0;
+		KT_ASSERT_EQ(kthread_create(&th[i], note_core, (void *)&ran_on[i], cores[i]), 0);
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		kthread_join(&th[i]);
+		KT_ASSERT_EQ(ran_on[i], cores[i] + 1);
+	}
+	page_get_stats(&after);
+	KT_ASSERT_EQ(after.free, before.free);
+	KT_ASSERT_EQ(kthread_create(&th[0], note_core, (void *)&ran_on[0], hart_count), -ENXIO);
 }

@@ -1,0 +1,77 @@
+/* Run-to-completion kernel threads on stacks of their own (see kthread.h). */
+#include "kernel/kthread.h"
+#include "kernel/hart.h"
+#include "kernel/spinlock.h"
+#include "kernel/page_alloc.h"
+#include "kernel/background.h"
+#include "kernel/errno.h"
+#include "kernel/config.h"
+
+/* arch/riscv/entry.S: calls fn(arg) with sp at stack_top, back on the caller's stack after. */
+void call_on_stack(void *stack_top, void (*fn)(void *), void *arg);
+
+struct thread_queue {
+	struct spinlock lock;
+	struct kthread *head, *tail;
+};
+
+static struct thread_queue queues[MOSAIC_MAX_HARTS];
+
+int kthread_create(struct kthread *t, void (*fn)(void *), void *arg, unsigned cpu)
+{
+	if (cpu >= hart_count || harts[cpu].state == HART_FAILED || harts[cpu].state == HART_ABSENT)
+		return -ENXIO;
+	t->stack = page_alloc(KTHREAD_STACK / PAGE_SIZE);
+	if (!t->stack)
+		return -ENOMEM;
+	t->fn = fn;
+	t->arg = arg;
+	t->cpu = (uint16_t)cpu;
+	t->creator = (uint16_t)this_cpu();
+	t->done = 0;
+	t->next = 0;
+	struct thread_queue *q = &queues[cpu]; /* a zeroed lock is a free lock */
+	uint64_t s = spin_lock(&q->lock);
+	if (q->tail)
+		q->tail->next = t;
+	else
+		q->head = t;
+	q->tail = t;
+	spin_unlock(&q->lock, s);
+	if (cpu != this_cpu())
+		ipi_send(cpu, IPI_WAKE);
+	return 0;
+}
+
+bool kthread_has_ready(unsigned cpu) { return __atomic_load_n(&queues[cpu].head, __ATOMIC_ACQUIRE) != 0; }
+
+bool kthread_run_one(void)
+{
+	struct thread_queue *q = &queues[this_cpu()];
+	if (!kthread_has_ready(this_cpu()))
+		return false;
+	uint64_t s = spin_lock(&q->lock);
+	struct kthread *t = q->head;
+	if (t) {
+		q->head = t->next;
+		if (!q->head)
+			q->tail = 0;
+	}
+	spin_unlock(&q->lock, s);
+	if (!t)
+		return false;
+	call_on_stack((uint8_t *)t->stack + KTHREAD_STACK, t->fn, t->arg);
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	if (t->creator != this_cpu())
+		ipi_send(t->creator, IPI_WAKE);
+	return true;
+}
+
+static bool finished(void *arg) { return __atomic_load_n(&((struct kthread *)arg)->done, __ATOMIC_ACQUIRE); }
+
+void kthread_join(struct kthread *t)
+{
+	core_wait(finished, t);
+	page_free(t->stack, KTHREAD_STACK / PAGE_SIZE);
+	t->stack = 0;
+}
