@@ -87,15 +87,22 @@ static int64_t kc_write(unsigned caller, const uint64_t *a, const void *d, uint3
 	return async_console_write(caller, d, n);
 }
 
-/* Runs on the master, which keeps its domain's heap accounts. */
+/* Runs on the master, which keeps its domain's heap accounts. A negative amount
+ * gives memory back: the kernel does so for a task's whole heap when it ends
+ * (user tasks cannot pass one: utask.c refuses it). */
 static int64_t kc_heap_grow(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
 {
 	(void)d, (void)n;
 	struct kcall_context *c = &contexts[caller];
+	int64_t delta = (int64_t)a[0];
 	uint64_t limit = c->heap_limit ? c->heap_limit : HEAP_LIMIT_DEFAULT;
-	if (a[0] > limit || c->heap_used + a[0] > limit)
+	if (delta < 0) {
+		c->heap_used = (uint64_t)-delta > c->heap_used ? 0 : c->heap_used + delta;
+		return (int64_t)c->heap_used;
+	}
+	if ((uint64_t)delta > limit || c->heap_used + (uint64_t)delta > limit)
 		return -ENOMEM;
-	c->heap_used += a[0];
+	c->heap_used += (uint64_t)delta;
 	return (int64_t)c->heap_used;
 }
 

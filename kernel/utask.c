@@ -160,6 +160,11 @@ void utask_run(const char *name, uint64_t arg, struct utask_result *res)
 	as_activate(0);
 	me->utask = 0;
 	irq_enable(); /* we left through a trap, with interrupts off */
+	if (t->brk > t->heap_start) {
+		/* give the task's heap back to the master's account for this core */
+		uint64_t back[6] = {(uint64_t)-(int64_t)(t->brk - t->heap_start)};
+		kcall(KC_HEAP_GROW, back, 0, 0);
+	}
 	/* nothing may point into the task's pages once they are freed */
 	for (unsigned i = 0; i < UTASK_REQUESTS; i++)
 		if (t->req_open[i])
