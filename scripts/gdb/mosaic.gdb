@@ -2,7 +2,8 @@
 #   gdb-multiarch -q -x scripts/gdb/mosaic.gdb -ex "target remote :PORT" build/mosaic.elf
 # It works from any directory (e.g. -x /path/to/mosaic/scripts/gdb/mosaic.gdb)
 # and loads build/mosaic.elf itself when no program was given.
-# Commands it adds (help <name> for each): mosaic-harts, mosaic-log, mosaic-bootargs.
+# Commands it adds (help <name> for each): mosaic-harts, mosaic-log, mosaic-bootargs,
+# mosaic-mailbox, mosaic-mesh.
 # See docs/debugging.md.
 
 set architecture riscv:rv64
