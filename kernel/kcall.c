@@ -17,8 +17,6 @@
 #include "drivers/noc/mesh.h"
 #include "lib/string.h"
 
-#define MSG_TYPE_KCALL MSG_TYPE_KERNEL
-#define MSG_TYPE_KCALL_REPLY (MSG_TYPE_KERNEL + 1)
 
 /* Per-core context of what runs there (set when a task starts; the kernel itself is job 0). */
 struct kcall_context {

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include "kernel/msg/msg.h"
 
 enum kcall_nr {
 	/* tasks and the console: 0..15 */
@@ -33,6 +34,10 @@ enum kcall_nr {
 	KC_JOB_WAIT = 49,
 	KC_COUNT = 64,
 };
+
+/* The NoC traffic classes of forwarded calls and their replies (kernel/msg/msg.h). */
+#define MSG_TYPE_KCALL MSG_TYPE_KERNEL
+#define MSG_TYPE_KCALL_REPLY (MSG_TYPE_KERNEL + 1)
 
 enum kcall_side { KCALL_NONE = 0, KCALL_LOCAL, KCALL_MASTER };
 

@@ -45,25 +45,15 @@
 #include "drivers/timer.h"
 #include "arch/riscv/csr.h"
 #include "lib/string.h"
+#include "lib/stats.h"
 
 #define MAX_REPS 64
 #define LOCAL_BATCH 1000
-#define REPLY_TYPE (MSG_TYPE_KERNEL + 1) /* kcall.c's reply type (MSG_TYPE_KCALL_REPLY) */
 #define FAKE_REPLY 0x5eed                /* the split's pre-delivered reply: kcall must return it */
 #define WRONG_RESULT (-1000)             /* a call answered, but not what it should have */
 #define SETTLE_US 20                     /* long enough for any message here to be delivered */
 #define WATCH_MS 1000                    /* guest time a phase may take before the watchdog ends the run */
 
-static uint64_t median(uint64_t *v, unsigned n)
-{
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return n ? v[n / 2] : 0;
-}
 
 static uint64_t vmin(const uint64_t *v, unsigned n)
 {
@@ -219,7 +209,7 @@ static void bench_local(const char *kind, unsigned core, unsigned nr, uint64_t a
 	b.arg0 = arg0;
 	uint16_t c = (uint16_t)core;
 	run_phase(kind, &c, 1, local_side, &b);
-	uint64_t m = median(b.instr, reps);
+	uint64_t m = median_u64(b.instr, reps);
 	kprintf("bench-kernel: {\"kind\": \"%s\", \"core\": %u, \"call\": \"%s\", \"instructions\": %lu, "
 		"\"instret_delta\": %lu, \"instret_empty\": %lu, \"batch_calls\": %u, \"batch_time_ns\": %lu, "
 		"\"batch_instret\": %lu, \"time_ns_per_call\": %lu.%03lu}\n",
@@ -265,8 +255,8 @@ static void bench_forwarded(unsigned core)
 	kprintf("bench-kernel: {\"kind\": \"forwarded\", \"core\": %u, \"master\": %u, \"hops\": %u, \"call\": \"heap_grow\", "
 		"\"instret_delta\": %lu, \"instret_min\": %lu, \"instret_max\": %lu, \"time_ns\": %lu, "
 		"\"max_services_per_call\": %lu}\n",
-		core, m, mesh_hops(core, m), median(b.instr, reps), vmin(b.instr, reps), vmax(b.instr, reps),
-		median(b.time_ns, reps), services);
+		core, m, mesh_hops(core, m), median_u64(b.instr, reps), vmin(b.instr, reps), vmax(b.instr, reps),
+		median_u64(b.time_ns, reps), services);
 }
 
 /* ---- the forwarded call's software, each side alone ---- */
@@ -309,7 +299,7 @@ static void split_side(void *arg)
 		if (me == s->master) {
 			split_wait(s, 4 * r);
 			int64_t fake = FAKE_REPLY;
-			int e = msg_isend_typed(REPLY_TYPE, (int)s->caller, KC_HEAP_GROW, &fake, sizeof fake, false, &req);
+			int e = msg_isend_typed(MSG_TYPE_KCALL_REPLY, (int)s->caller, KC_HEAP_GROW, &fake, sizeof fake, false, &req);
 			note_err(e ? e : msg_wait(&req, 0));
 			split_next(s, 4 * r + 1, s->caller);
 			split_wait(s, 4 * r + 2);
@@ -343,7 +333,7 @@ static void split_side(void *arg)
 			split_wait(s, 4 * r + 3);
 			timer_sleep_us(SETTLE_US);
 			int64_t ret = -1;
-			int e = msg_irecv_typed(REPLY_TYPE, (int)s->master, KC_HEAP_GROW, &ret, sizeof ret, &req);
+			int e = msg_irecv_typed(MSG_TYPE_KCALL_REPLY, (int)s->master, KC_HEAP_GROW, &ret, sizeof ret, &req);
 			note_err(e ? e : msg_wait(&req, &st));
 			if (!e) {
 				s->reply_len = st.len;
@@ -369,7 +359,7 @@ static void bench_split(unsigned caller)
 		"\"caller_instructions\": %lu, \"master_serve_instructions\": %lu, \"request_bytes\": %u, "
 		"\"reply_bytes\": %u, \"request_flight_ns\": %lu, \"reply_flight_ns\": %lu, \"model_request_ns\": %lu, "
 		"\"model_reply_ns\": %lu}\n",
-		caller, s.master, h, median(s.caller_instr, reps), median(s.serve_instr, reps), s.req_len, s.reply_len,
+		caller, s.master, h, median_u64(s.caller_instr, reps), median_u64(s.serve_instr, reps), s.req_len, s.reply_len,
 		s.req_flight_ns, s.reply_flight_ns, noc_model_ns(h, s.req_len), noc_model_ns(h, s.reply_len));
 }
 
@@ -440,7 +430,7 @@ static void bench_contention(const uint16_t *cores, unsigned k)
 	kprintf("bench-kernel: {\"kind\": \"contention\", \"callers\": %u, \"calls_per_caller\": %u, \"mean_ns\": %lu, "
 		"\"median_ns\": %lu, \"max_ns\": %lu, \"mean_time_ns\": %lu, \"max_time_ns\": %lu, "
 		"\"max_services_per_call\": %lu, \"makespan_ns\": %lu, \"makespan_ns_per_call\": %lu}\n",
-		k, reps, sum / n, median(all, n), vmax(all, n), sum_t / n, max_t, max_s, makespan, makespan / n);
+		k, reps, sum / n, median_u64(all, n), vmax(all, n), sum_t / n, max_t, max_s, makespan, makespan / n);
 }
 
 /* ---- the command ---- */

@@ -16,19 +16,10 @@
 #include "drivers/timer.h"
 #include "arch/riscv/csr.h"
 #include "lib/string.h"
+#include "lib/stats.h"
 
 #define MAX_REPS 32
 
-static uint64_t median(uint64_t *v, unsigned n)
-{
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return n ? v[n / 2] : 0;
-}
 
 /* ---- one-way latency: the receiver waits in recv, the sender sends ---- */
 
@@ -64,7 +55,7 @@ static uint64_t oneway_median(unsigned src, unsigned dst, uint32_t len, unsigned
 		*err |= o.err;
 		v[r] = o.latency_ns;
 	}
-	return median(v, reps);
+	return median_u64(v, reps);
 }
 
 static unsigned core_at_hops(unsigned h)
@@ -166,7 +157,7 @@ static void bench_coll(unsigned kind, unsigned n, unsigned reps, uint32_t len, i
 			last = b.end[cores[i]][r] > last ? b.end[cores[i]][r] : last;
 		t[m++] = timer_ticks_to_ns(last - b.start[r]);
 	}
-	uint64_t measured = median(t, m);
+	uint64_t measured = median_u64(t, m);
 	uint64_t bound = 2 * b.ecc * noc_params.t_hop_ns;
 	if (kind == 0)
 		kprintf("bench-noc: {\"kind\": \"barrier\", \"cores\": %u, \"tree_depth\": %u, \"eccentricity\": %u, "
@@ -215,8 +206,8 @@ SHELL_CMD(bench_noc, "bench_noc [reps]", "NoC benchmark (run by make bench-noc):
 		tot[r] = o.send_instr + o.recv_instr;
 	}
 	kprintf("bench-noc: {\"kind\": \"overhead\", \"bytes\": 8, \"send_instructions\": %lu, \"recv_instructions\": %lu, "
-		"\"instructions_per_message\": %lu}\n", median(si, (unsigned)reps), median(ri, (unsigned)reps),
-		median(tot, (unsigned)reps));
+		"\"instructions_per_message\": %lu}\n", median_u64(si, (unsigned)reps), median_u64(ri, (unsigned)reps),
+		median_u64(tot, (unsigned)reps));
 	for (unsigned n = 2; n <= hart_count; n = n * 2 <= hart_count || n == hart_count ? n * 2 : hart_count) {
 		bench_coll(0, n, (unsigned)reps + 1, 0, &err);
 		bench_coll(1, n, (unsigned)reps + 1, 64, &err);
