@@ -211,7 +211,8 @@ int64_t kcall(unsigned nr, const uint64_t *args, const void *data, uint32_t len)
 /*
  * Serves one waiting call, taking the callers of the domain in turn (round robin
  * from the one after the last served): with each core having at most one call
- * outstanding, a caller waits for at most one call of every other core. The
+ * outstanding, a call that is visible when its core's turn comes waits for at
+ * most one call of every other core, and one still on its way for one more round. The
  * mailbox is drained first so blocked senders get their credits back and every
  * waiting call is seen, not only the ones that won a slot.
  */

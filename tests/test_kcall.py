@@ -17,4 +17,4 @@ def test_every_pico_kernel_calls_its_master(boot, harts, picos):
     assert len(writers) == harts - 4  # all but the four micro-kernels
     m = re.search(r"domain 0: (\d+) pico-kernels, (\d+) calls served, a call waited for at most (\d+)", r.output)
     assert int(m.group(1)) == picos and int(m.group(2)) == picos * 7
-    assert int(m.group(3)) <= picos + 1  # fair: at most one call of every other core first
+    assert int(m.group(3)) <= 2 * picos + 1  # fair: at most two rounds of the domain (docs/microkernel.md)
