@@ -32,13 +32,13 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,--no-warn-rwx-segments
 
 # User programs: separate ELF files linked at USER_BASE against picolibc, embedded in the kernel.
-USER_PROGRAMS := hello kcalls fault badptr marker coll
+USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute
 USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac -mabi=lp64 -mcmodel=medany -fno-pie -Iuser
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
 USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/user.ld
 
-KERNEL_DIRS := arch/riscv kernel kernel/msg kernel/dispatch kernel/bench drivers drivers/noc lib tests/ktest
+KERNEL_DIRS := arch/riscv kernel kernel/msg kernel/dispatch kernel/alloc kernel/bench drivers drivers/noc lib tests/ktest
 SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 

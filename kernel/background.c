@@ -7,15 +7,19 @@
 #include "drivers/timer.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/kthread.h"
+#include "kernel/alloc/alloc.h"
 
 volatile bool background_enabled;
 
-/* A waiting kernel call goes first, so it waits for at most one task's run. */
+/* A waiting kernel call goes first, so it waits for at most one task's run. A micro-kernel
+ * takes one turn of its allocation loop next. The boot hart, which never sits in the idle
+ * loop, runs a job's task sent to it (a pico-kernel like any other) while it waits. */
 bool background_work(void)
 {
 	if (!background_enabled)
 		return false;
-	return master_serve_one() || dispatcher_run_one(this_cpu()) || kthread_run_one();
+	return master_serve_one() || alloc_step() || dispatcher_run_one(this_cpu()) || kthread_run_one() ||
+	       (this_cpu() == boot_cpu && hart_run_call());
 }
 
 bool core_wait_until(bool (*done)(void *), void *arg, uint64_t until)
@@ -49,7 +53,7 @@ bool core_wait_until(bool (*done)(void *), void *arg, uint64_t until)
 		fence();
 		WAIT_UNTIL(done(arg) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen || noc_now_ns() >= next ||
 				   dispatcher_has_ready(me) || dispatcher_generation(me) != generation ||
-				   kthread_has_ready(me),
+				   kthread_has_ready(me) || (me == boot_cpu && hart_call_pending()),
 			   deadline);
 		mb->sleeping = 0;
 	}

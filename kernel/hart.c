@@ -154,22 +154,32 @@ void hart_call_wait(unsigned cpu)
 	core_wait(call_finished, &harts[cpu]);
 }
 
+bool hart_call_pending(void)
+{
+	return call_arrived(this_hart());
+}
+
+bool hart_run_call(void)
+{
+	struct hart *me = this_hart();
+	hart_fn fn = __atomic_load_n(&me->call_fn, __ATOMIC_ACQUIRE);
+	if (!fn || me->state != HART_BUSY)
+		return false;
+	fn(me->call_arg);
+	unsigned caller = me->call_from;
+	me->call_done = 1;
+	__atomic_store_n(&me->state, HART_ONLINE, __ATOMIC_RELEASE);
+	__atomic_store_n(&me->call_fn, (hart_fn)0, __ATOMIC_RELEASE);
+	ipi_send(caller, IPI_WAKE); /* the caller may sleep in hart_call_wait */
+	return true;
+}
+
 void hart_idle_loop(void)
 {
 	struct hart *me = this_hart();
-	for (;;) {
-		hart_fn fn = __atomic_load_n(&me->call_fn, __ATOMIC_ACQUIRE);
-		if (fn && me->state == HART_BUSY) {
-			fn(me->call_arg);
-			unsigned caller = me->call_from;
-			me->call_done = 1;
-			__atomic_store_n(&me->state, HART_ONLINE, __ATOMIC_RELEASE);
-			__atomic_store_n(&me->call_fn, (hart_fn)0, __ATOMIC_RELEASE);
-			ipi_send(caller, IPI_WAKE); /* the caller may sleep in hart_call_wait */
-			continue;
-		}
-		core_wait(call_arrived, me); /* a master serves its domain meanwhile */
-	}
+	for (;;)
+		if (!hart_run_call())
+			core_wait(call_arrived, me); /* a master serves its domain meanwhile */
 }
 
 void hart_park(void)

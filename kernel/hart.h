@@ -94,6 +94,12 @@ const char *ipi_method(void);
 bool hart_call(unsigned cpu, hart_fn fn, void *arg);
 void hart_call_wait(unsigned cpu);
 
+/* Runs the function sent to this core with hart_call, if one waits; true if it ran one.
+ * The idle loop does this; so does the boot hart's idle-time work (kernel/background.c),
+ * so that the shell's hart can run a job's task while the shell waits. */
+bool hart_run_call(void);
+bool hart_call_pending(void);
+
 /* The idle loop of every secondary hart: WFI until work arrives. */
 void hart_idle_loop(void) __attribute__((noreturn));
 /* Parks this hart for good with interrupts off. */

@@ -16,12 +16,12 @@
 #include "kernel/async_console.h"
 #include "drivers/noc/mesh.h"
 #include "lib/string.h"
+#include "kernel/alloc/alloc.h"
 
 
-/* Per-core context of what runs there (set when a task starts; the kernel itself is job 0). */
+/* Per-core heap accounts, kept by the master for its domain's cores. */
 struct kcall_context {
-	uint64_t job, rank;
-	uint64_t heap_used, heap_limit; /* accounted by the master for its domain's cores */
+	uint64_t heap_used, heap_limit;
 };
 static struct kcall_context contexts[MOSAIC_MAX_HARTS];
 #define HEAP_LIMIT_DEFAULT (1024 * 1024)
@@ -50,16 +50,23 @@ static int64_t kc_domain_id(unsigned caller, const uint64_t *a, const void *d, u
 	return domain_of(caller);
 }
 
+/* The job a core runs a task of (kernel/alloc/run.c sets it; 0 and rank 0 outside a job). */
 static int64_t kc_job_id(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
 {
 	(void)a, (void)d, (void)n;
-	return (int64_t)contexts[caller].job;
+	return alloc_job_ctx(caller)->job;
 }
 
 static int64_t kc_rank(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
 {
 	(void)a, (void)d, (void)n;
-	return (int64_t)contexts[caller].rank;
+	return alloc_job_ctx(caller)->rank;
+}
+
+static int64_t kc_job_size(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
+{
+	(void)a, (void)d, (void)n;
+	return alloc_job_ctx(caller)->size;
 }
 
 static int64_t kc_time_ns(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
@@ -166,6 +173,8 @@ const struct kcall_desc kcall_table[KC_COUNT] = {
 	[KC_ALLTOALLV] = {"alltoallv", KCALL_LOCAL, 0},
 	[KC_JOB_SPAWN] = {"job_spawn", KCALL_MASTER, 0},
 	[KC_JOB_WAIT] = {"job_wait", KCALL_MASTER, 0},
+	[KC_JOB_SIZE] = {"job_size", KCALL_LOCAL, kc_job_size},
+	[KC_JOB_GROUP] = {"job_group", KCALL_LOCAL, 0},
 };
 
 /* ---- the forwarded path ---- */

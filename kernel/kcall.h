@@ -32,6 +32,8 @@ enum kcall_nr {
 	/* jobs (the job allocation protocol): 48..63, reserved */
 	KC_JOB_SPAWN = 48,
 	KC_JOB_WAIT = 49,
+	KC_JOB_SIZE = 50,  /* tasks in the caller's job */
+	KC_JOB_GROUP = 51, /* a group handle over the caller's job, in rank order */
 	KC_COUNT = 64,
 };
 

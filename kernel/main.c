@@ -22,6 +22,7 @@
 #include "drivers/noc/noc.h"
 #include "kernel/domain.h"
 #include "kernel/background.h"
+#include "kernel/alloc/alloc.h"
 
 void noc_sampler_start(void);
 
@@ -79,6 +80,10 @@ static int run_boot_actions(unsigned online)
 		int r = ktest_run(ktest_spec);
 		status = r < 0 ? EXIT_USAGE : r > 0 ? EXIT_TEST_FAILED : EXIT_OK;
 	}
+	if (status == EXIT_OK) {
+		int r = alloc_boot_scenario();
+		status = r == SHELL_USAGE ? EXIT_USAGE : r ? EXIT_TEST_FAILED : EXIT_OK;
+	}
 	if (status == EXIT_OK && boot_cmds[0]) {
 		int r = shell_run_script(boot_cmds);
 		status = r == SHELL_USAGE ? EXIT_USAGE : r ? EXIT_TEST_FAILED : EXIT_OK;
@@ -119,6 +124,9 @@ void kmain(uint64_t hartid, const void *fdt)
 	const char *dom_err = domain_init();
 	if (dom_err)
 		report_bootarg_error(dom_err);
+	const char *alloc_err = alloc_init();
+	if (alloc_err)
+		report_bootarg_error(alloc_err);
 	background_enabled = true; /* masters now serve their domains */
 	ipi_broadcast(IPI_WAKE);   /* idle harts re-enter their wait with the NoC in place */
 	noc_sampler_start();

@@ -8,6 +8,7 @@
 #include "kernel/page_alloc.h"
 #include "kernel/msg/msg.h"
 #include "kernel/msg/group.h"
+#include "kernel/alloc/alloc.h"
 #include "arch/riscv/trap.h"
 #include "arch/riscv/csr.h"
 #include "lib/string.h"
@@ -26,6 +27,7 @@ struct utask {
 	uint64_t heap_start, brk, heap_limit;
 	uint64_t kctx[14];
 	struct utask_result *res;
+	int job_group; /* 1 + the handle KC_JOB_GROUP gave out (0: none yet) */
 };
 
 long uctx_enter(struct trap_frame *frame, uint64_t *kctx);
@@ -233,6 +235,27 @@ static uint64_t extent(const uint32_t *counts, const uint32_t *displs, unsigned 
 	return end;
 }
 
+/* A group of the given cores in a free handle of the task: the handle, or an error. */
+static int make_group(struct utask *t, const uint16_t *cores, unsigned n)
+{
+	int slot = -1;
+	for (int i = 0; i < UTASK_GROUPS && slot < 0; i++)
+		if (!t->groups[i])
+			slot = i;
+	if (slot < 0)
+		return -EBUSY;
+	struct msg_group *ng = kmalloc(sizeof *ng);
+	if (!ng)
+		return -ENOMEM;
+	int e = msg_group_init(ng, cores, n);
+	if (e) {
+		kfree(ng);
+		return e;
+	}
+	t->groups[slot] = ng;
+	return slot;
+}
+
 /* The non-blocking message calls and the collectives, for user tasks. */
 static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 {
@@ -278,26 +301,21 @@ static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		if (!user_range(t, a[2], a[3], false))
 			return -EFAULT;
 		return msg_xsend((int)a[0], (int)a[1], (const void *)a[2], (uint32_t)a[3]);
-	case KC_GROUP_INIT: {
+	case KC_JOB_GROUP: {
+		const struct job_ctx *jc = alloc_job_ctx(this_cpu());
+		if (!jc->job)
+			return -EINVAL;
+		if (t->job_group)
+			return t->job_group - 1;
+		int h = make_group(t, jc->cores, jc->size);
+		if (h >= 0)
+			t->job_group = h + 1;
+		return h;
+	}
+	case KC_GROUP_INIT:
 		if (a[1] == 0 || a[1] > MOSAIC_MAX_HARTS || !user_range(t, a[0], a[1] * sizeof(uint16_t), false))
 			return a[1] == 0 || a[1] > MOSAIC_MAX_HARTS ? -EINVAL : -EFAULT;
-		int slot = -1;
-		for (int i = 0; i < UTASK_GROUPS && slot < 0; i++)
-			if (!t->groups[i])
-				slot = i;
-		if (slot < 0)
-			return -EBUSY;
-		struct msg_group *ng = kmalloc(sizeof *ng);
-		if (!ng)
-			return -ENOMEM;
-		int e = msg_group_init(ng, (const uint16_t *)a[0], (unsigned)a[1]);
-		if (e) {
-			kfree(ng);
-			return e;
-		}
-		t->groups[slot] = ng;
-		return slot;
-	}
+		return make_group(t, (const uint16_t *)a[0], (unsigned)a[1]);
 	}
 	if (!(g = group_of(t, a[0])))
 		return -EINVAL;
@@ -397,11 +415,12 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 	case KC_DOMAIN_ID:
 	case KC_JOB_ID:
 	case KC_RANK:
+	case KC_JOB_SIZE:
 	case KC_TIME_NS:
 	case KC_SLEEP_US:
 		return kcall((unsigned)nr, a, 0, 0);
 	default:
-		if ((nr >= KC_ISEND && nr <= KC_WAIT) || (nr >= KC_GROUP_INIT && nr <= KC_ALLTOALLV))
+		if ((nr >= KC_ISEND && nr <= KC_WAIT) || (nr >= KC_GROUP_INIT && nr <= KC_ALLTOALLV) || nr == KC_JOB_GROUP)
 			return user_msg_kcall(t, nr, a);
 		return -ENOSYS; /* unknown, or reserved */
 	}

@@ -37,6 +37,8 @@
 #define KC_ALLGATHER 38
 #define KC_ALLTOALL 39
 #define KC_ALLTOALLV 40
+#define KC_JOB_SIZE 50
+#define KC_JOB_GROUP 51
 
 #define MOSAIC_OP_SUM 1
 #define MOSAIC_OP_MIN 2
@@ -164,6 +166,14 @@ static inline long mosaic_alltoallv(long g, const struct mosaic_alltoallv *v)
 {
 	return mosaic_call(KC_ALLTOALLV, g, (long)v, 0, 0, 0);
 }
+
+/* Jobs (the job allocation protocol, docs/allocation.md). A program started as a job of
+ * n tasks runs on n pico-kernels at once; mosaic_rank() is its rank 0..n-1. */
+/* The number of tasks of the job this task belongs to (0 outside a job). */
+static inline long mosaic_job_size(void) { return mosaic_call(KC_JOB_SIZE, 0, 0, 0, 0, 0); }
+/* A group handle over the job's tasks in rank order (rank r is the task of rank r):
+ * the job's MPI_COMM_WORLD. The same handle on every call; -22 outside a job. */
+static inline long mosaic_job_group(void) { return mosaic_call(KC_JOB_GROUP, 0, 0, 0, 0, 0); }
 
 /* Every program defines this; its result is the exit code. */
 int mosaic_main(long arg);

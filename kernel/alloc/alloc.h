@@ -1,0 +1,125 @@
+/*
+ * Distributed job allocation (thesis: Ramachandran, "Distributed Job Allocation
+ * for Large-Scale Many-cores", Ch. 2-5): the public side. A job asks for N
+ * cores; it is submitted at a home micro-kernel, which allocates it locally if
+ * its own domain can hold it, else through the protocol of the chosen policy
+ * (active cancellation or sequencer-based atomic broadcast), with requests and
+ * spawns propagated by one of four schemes. The micro-kernels talk by NoC
+ * messages only; docs/allocation.md describes the protocol.
+ *
+ * Whoever submits a job (any core: the shell, a test, a scenario) gets a report
+ * message back when the job has ended; alloc_collect takes those reports.
+ */
+#ifndef KERNEL_ALLOC_ALLOC_H
+#define KERNEL_ALLOC_ALLOC_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "kernel/config.h"
+
+#define ALLOC_PROGRAM_MAX 16          /* program name, with its NUL */
+#define ALLOC_HOME_JOBS_MAX 64        /* jobs a home micro-kernel holds at once (more are refused) */
+#define ALLOC_DURATION_MAX_US 60000000 /* a simulated job's run, at most one minute */
+
+enum alloc_policy { ALLOC_POLICY_AC = 0, ALLOC_POLICY_AB = 1 };
+enum alloc_scheme { ALLOC_SCHEME_NAIVE = 0, ALLOC_SCHEME_FLOOD, ALLOC_SCHEME_FIXED, ALLOC_SCHEME_ADAPTIVE,
+		    ALLOC_SCHEMES };
+
+/* The settings every micro-kernel reads: written only while no job is in the system. */
+struct alloc_config {
+	enum alloc_policy policy;
+	enum alloc_scheme scheme;
+	bool check; /* check the invariants on every event (docs/allocation.md) */
+};
+extern struct alloc_config alloc_cfg;
+
+const char *alloc_policy_name(enum alloc_policy p);
+const char *alloc_scheme_name(enum alloc_scheme s);
+/* -1 if the name is unknown. */
+int alloc_policy_parse(const char *s);
+int alloc_scheme_parse(const char *s);
+
+/* A job as submitted. Real-task mode: `program` run as `ntasks` tasks. Partial
+ * simulation: `ntasks` virtual cores held for `duration_us`. */
+struct job_spec {
+	uint16_t home;      /* domain (micro-kernel) id the job is submitted at */
+	uint32_t ntasks;    /* cores it needs */
+	char program[ALLOC_PROGRAM_MAX];
+	uint64_t arg;       /* the program's argument */
+	uint64_t duration_us;
+	uint64_t t_submit_ns; /* submission time (guest ns); 0: when the home receives it */
+	uint32_t tag;       /* the submitter's own label, returned in the report */
+};
+
+enum job_status { JOB_OK = 0, JOB_TASK_FAILED = 1 };
+
+/* What the home sends back to the submitter when the job has ended. */
+struct job_report {
+	uint32_t job;       /* (home << 20) | sequence number at the home */
+	uint16_t home;
+	uint16_t status;    /* enum job_status */
+	uint32_t ntasks;
+	uint32_t tag;
+	uint64_t t_submit_ns, t_alloc_ns, t_start_ns, t_end_ns;
+	uint64_t duration_us;
+	uint64_t arg;
+	uint32_t msgs, hops; /* protocol messages sent for this job, and the links they crossed */
+	uint32_t cancels;    /* times it was cancelled (active cancellation) */
+	uint32_t attempts;   /* requests sent (1 + renewals) */
+	uint32_t failed_tasks;
+	int32_t exit_code;   /* the first non-zero exit code of a task (0 if none) */
+	uint16_t nparts;     /* micro-kernels whose cores it ran on */
+	bool global;         /* went through the protocol (false: allocated in its home domain) */
+	char program[ALLOC_PROGRAM_MAX];
+};
+
+/* Cores a job can be given in all (real-task mode: every pico-kernel; partial
+ * simulation: every micro-kernel's virtual cores). */
+uint32_t alloc_machine_cores(void);
+/* Cores of one domain that jobs can use. */
+uint32_t alloc_domain_cores(unsigned dom);
+
+/*
+ * Submits a job from the calling core; its report comes back to this core.
+ * 0 or: -EINVAL zero tasks, a bad home, a duration out of range or missing
+ * program/duration for the mode; -E2BIG more cores than the machine has;
+ * -ENOENT no such program; -ENXIO allocation not running (no NoC/domains).
+ * Each error is explained on the console with `why` set (may be NULL).
+ */
+int alloc_submit(const struct job_spec *s, const char **why);
+
+/* Takes one report that arrived for this core (block: wait for one, up to
+ * timeout_us, 0 = forever). 0, -EAGAIN if none (in time). */
+int alloc_collect(struct job_report *r, bool block, uint64_t timeout_us);
+
+/* Jobs this core submitted whose reports have not been collected yet. */
+unsigned alloc_outstanding(void);
+
+/* The micro-kernel's step in the idle loop (kernel/background.c): Algorithm 1's
+ * non-blocking header receive, the message's handler, then the policy's periodic
+ * procedure. True if it did something. */
+bool alloc_step(void);
+
+/* The job a pico-kernel runs a task of (job 0: none), for its kernel calls. */
+struct job_ctx {
+	uint32_t job, rank, size;
+	const uint16_t *cores; /* the job's cores in rank order */
+};
+const struct job_ctx *alloc_job_ctx(unsigned core);
+
+/* Reads the policy, scheme and check settings from the boot arguments and starts the
+ * protocol; NULL or a message that says what is wrong (the defaults are kept then). */
+const char *alloc_init(void);
+
+/* Runs the scenario named by the boot argument scenario= (if any), like the shell's
+ * `scenario` command; returns its status. */
+int alloc_boot_scenario(void);
+
+/* Set once the NoC and the domains exist: micro-kernels then run alloc_step. */
+extern volatile bool alloc_running;
+
+/* Prints a report as one JSON line ("ALLOCJOB {...}") and/or as a table row. */
+void alloc_report_json(const struct job_report *r, unsigned run, const char *scenario);
+void alloc_report_row(const struct job_report *r, bool header);
+
+#endif

@@ -1,0 +1,214 @@
+/*
+ * Watching the protocol from outside: message statistics, the event trace and the
+ * invariant checks. These are observers: the micro-kernels write to them, but no
+ * protocol decision ever reads them, so the protocol itself still shares no memory.
+ * Every table here is indexed so that each entry has one writer (the core or
+ * micro-kernel it belongs to), except the counters, which are atomic.
+ */
+#include <stdarg.h>
+#include "kernel/alloc/proto.h"
+#include "kernel/bootargs.h"
+#include "kernel/console.h"
+#include "kernel/hart.h"
+#include "kernel/domain.h"
+#include "kernel/kheap.h"
+#include "kernel/poweroff.h"
+#include "kernel/shell.h"
+#include "drivers/timer.h"
+#include "lib/format.h"
+#include "lib/string.h"
+
+/* ---- statistics ---- */
+
+uint64_t alloc_kind_msgs[AK_KINDS], alloc_kind_hops[AK_KINDS];
+
+#define JOB_SLOTS (MOSAIC_MAX_HARTS * 64) /* 64 jobs in flight per home before a slot is reused */
+static struct {
+	uint32_t job, msgs, hops;
+} job_stats[JOB_SLOTS];
+
+static unsigned slot_of(uint32_t job) { return (job_home(job) * 64 + (job & 63)) % JOB_SLOTS; }
+
+void stats_msg(uint32_t job, unsigned kind, unsigned hops)
+{
+	__atomic_fetch_add(&alloc_kind_msgs[kind], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&alloc_kind_hops[kind], hops, __ATOMIC_RELAXED);
+	if (!job)
+		return;
+	unsigned s = slot_of(job);
+	if (__atomic_load_n(&job_stats[s].job, __ATOMIC_RELAXED) != job)
+		return;
+	__atomic_fetch_add(&job_stats[s].msgs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&job_stats[s].hops, hops, __ATOMIC_RELAXED);
+}
+
+void stats_job_reset(uint32_t job)
+{
+	unsigned s = slot_of(job);
+	__atomic_store_n(&job_stats[s].msgs, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&job_stats[s].hops, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&job_stats[s].job, job, __ATOMIC_RELEASE);
+}
+
+void stats_job_get(uint32_t job, uint32_t *msgs, uint32_t *hops)
+{
+	unsigned s = slot_of(job);
+	bool ok = job_stats[s].job == job;
+	*msgs = ok ? job_stats[s].msgs : 0;
+	*hops = ok ? job_stats[s].hops : 0;
+}
+
+/* ---- trace ---- */
+
+static uint64_t trace_depth; /* events kept per core, 0: no trace */
+BOOTARG_U64("alloc_trace", trace_depth, 0, 1 << 20,
+	    "record every allocation message and job event (this many per core) and print them at power-off");
+
+struct trace_rec {
+	uint64_t t;
+	uint64_t arg;
+	uint32_t job;
+	int32_t peer;
+	uint16_t kind;
+};
+static struct {
+	struct trace_rec *ring;
+	uint64_t n;       /* events recorded (the ring keeps the first trace_depth) */
+	uint64_t dropped;
+} traces[MOSAIC_MAX_HARTS];
+
+static const char *const trace_names[] = {
+	[TR_SEND] = "send", [TR_RECV] = "recv", [TR_SUBMIT] = "submit", [TR_BEGIN] = "begin",
+	[TR_COMMIT] = "commit", [TR_CANCEL] = "cancel", [TR_SATISFIED] = "satisfied", [TR_START] = "start",
+	[TR_END] = "end", [TR_REPORT] = "report",
+};
+
+void trace_event(unsigned kind, uint32_t job, unsigned peer, uint64_t arg)
+{
+	if (!trace_depth)
+		return;
+	unsigned me = this_cpu();
+	__typeof__(traces[0]) *tr = &traces[me];
+	if (!tr->ring && !(tr->ring = kmalloc(trace_depth * sizeof *tr->ring))) {
+		tr->dropped++;
+		return;
+	}
+	if (tr->n >= trace_depth) {
+		tr->dropped++;
+		return;
+	}
+	tr->ring[tr->n++] = (struct trace_rec){timer_now_ns(), arg, job, (int32_t)peer, (uint16_t)kind};
+}
+
+/* Prints every core's events merged in time order: "TRACE t core event kind job peer arg". */
+static void trace_dump(void)
+{
+	uint64_t pos[MOSAIC_MAX_HARTS] = {0}, printed = 0, dropped = 0;
+	for (unsigned c = 0; c < hart_count; c++)
+		dropped += traces[c].dropped;
+	for (;;) {
+		int best = -1;
+		for (unsigned c = 0; c < hart_count; c++)
+			if (pos[c] < traces[c].n && (best < 0 || traces[c].ring[pos[c]].t < traces[best].ring[pos[best]].t))
+				best = (int)c;
+		if (best < 0)
+			break;
+		const struct trace_rec *r = &traces[best].ring[pos[best]++];
+		bool msg = r->kind == TR_SEND || r->kind == TR_RECV;
+		kprintf("TRACE %lu %d %s %s %u %d %lu\n", r->t, best, trace_names[r->kind],
+			msg ? alloc_kind_name((unsigned)(r->arg >> 32)) : "-", r->job, r->peer,
+			msg ? (r->arg & 0xffffffff) : r->arg);
+		printed++;
+	}
+	kprintf("TRACE_END %lu %lu\n", printed, dropped);
+}
+
+static void trace_at_poweroff(int status)
+{
+	(void)status;
+	if (trace_depth)
+		trace_dump();
+}
+POWEROFF_HOOK(trace_at_poweroff);
+
+SHELL_CMD(alloc_trace, "alloc_trace", "print the allocation trace (boot with alloc_trace=N to record one)")
+{
+	if (argc != 1)
+		return SHELL_USAGE;
+	if (!trace_depth) {
+		kprintf("alloc_trace: no trace is recorded; boot with alloc_trace=N (events kept per core)\n");
+		return 1;
+	}
+	trace_dump();
+	return 0;
+}
+
+/* ---- invariants ---- */
+
+static uint32_t owner[MOSAIC_MAX_HARTS];  /* real-task mode: the job a core is committed to */
+static uint32_t vused[MOSAIC_MAX_HARTS];  /* partial simulation: virtual cores held, per micro-kernel */
+uint64_t alloc_violations;
+
+void check_fail(const char *fmt, ...)
+{
+	char buf[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	__atomic_fetch_add(&alloc_violations, 1, __ATOMIC_RELAXED);
+	kprintf("alloc: INVARIANT VIOLATED: %s\n", buf);
+}
+
+void check_claim(uint32_t job, unsigned dom, const uint64_t *mask, uint32_t count)
+{
+	if (!alloc_cfg.check)
+		return;
+	if (layout.partial) {
+		vused[dom] += count;
+		if (vused[dom] > layout.vcores)
+			check_fail("micro-kernel %u holds %u of its %u virtual cores", dom, vused[dom], layout.vcores);
+		return;
+	}
+	for (unsigned c = 0; c < mesh.cores; c++)
+		if (mask_has(mask, c)) {
+			if (owner[c])
+				check_fail("core %u given to job %u while job %u holds it", c, job, owner[c]);
+			owner[c] = job;
+		}
+}
+
+void check_release(uint32_t job, unsigned dom, const uint64_t *mask, uint32_t count)
+{
+	if (!alloc_cfg.check)
+		return;
+	if (layout.partial) {
+		if (count > vused[dom])
+			check_fail("micro-kernel %u releases %u virtual cores, holds %u", dom, count, vused[dom]);
+		vused[dom] -= count > vused[dom] ? vused[dom] : count;
+		return;
+	}
+	for (unsigned c = 0; c < mesh.cores; c++)
+		if (mask_has(mask, c)) {
+			if (owner[c] != job)
+				check_fail("core %u released by job %u but held by job %u", c, job, owner[c]);
+			owner[c] = 0;
+		}
+}
+
+void check_start(uint32_t job, uint32_t need, uint32_t got)
+{
+	if (alloc_cfg.check && got != need)
+		check_fail("job %u starts on %u cores, it asked for %u", job, got, need);
+}
+
+/* Cores go to the oldest request first: nothing before e may still want cores here. */
+void check_commit_order(struct mk *m, const struct wq_entry *e)
+{
+	if (!alloc_cfg.check)
+		return;
+	for (const struct wq_entry *o = m->wq; o < e; o++)
+		if (o->committed < o->need)
+			check_fail("micro-kernel %u commits to job %u before older job %u has what it asked", m->dom,
+				   e->job, o->job);
+}

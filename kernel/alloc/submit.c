@@ -1,0 +1,321 @@
+/*
+ * The submitter's side of job allocation: checking a job before it enters the
+ * system, sending it to its home micro-kernel, taking the reports that come back,
+ * and printing them. Also the settings (policy, scheme, checks) and the shell's
+ * `submit`, `jobs`, `policy` and `scheme` commands.
+ */
+#include "kernel/alloc/proto.h"
+#include "kernel/bootargs.h"
+#include "kernel/background.h"
+#include "kernel/console.h"
+#include "kernel/domain.h"
+#include "kernel/errno.h"
+#include "kernel/hart.h"
+#include "kernel/shell.h"
+#include "kernel/utask.h"
+#include "drivers/timer.h"
+#include "lib/format.h"
+#include "lib/string.h"
+
+struct alloc_config alloc_cfg = {.policy = ALLOC_POLICY_AC, .scheme = ALLOC_SCHEME_FIXED, .check = true};
+
+static char policy_arg[BOOTARG_STR_MAX] = "ac";
+BOOTARG_STR("policy", policy_arg, "job allocation policy: ac (active cancellation) or ab (sequencer atomic broadcast)");
+static char scheme_arg[BOOTARG_STR_MAX] = "fixed";
+BOOTARG_STR("scheme", scheme_arg, "propagation of requests and spawns: naive, flood, fixed or adaptive");
+static uint64_t check_arg = 1;
+BOOTARG_U64("alloc_check", check_arg, 0, 1, "1: check the allocation invariants on every event (docs/allocation.md)");
+
+static const char *const policy_names[] = {"ac", "ab"};
+static const char *const scheme_names[ALLOC_SCHEMES] = {"naive", "flood", "fixed", "adaptive"};
+
+const char *alloc_policy_name(enum alloc_policy p) { return policy_names[p]; }
+const char *alloc_scheme_name(enum alloc_scheme s) { return scheme_names[s]; }
+
+int alloc_policy_parse(const char *s)
+{
+	for (int i = 0; i < 2; i++)
+		if (!strcmp(s, policy_names[i]))
+			return i;
+	return -1;
+}
+
+int alloc_scheme_parse(const char *s)
+{
+	for (int i = 0; i < ALLOC_SCHEMES; i++)
+		if (!strcmp(s, scheme_names[i]))
+			return i;
+	return -1;
+}
+
+const char *alloc_init(void)
+{
+	static char err[120];
+	int p = alloc_policy_parse(policy_arg), s = alloc_scheme_parse(scheme_arg);
+	alloc_cfg.check = check_arg != 0;
+	alloc_running = true;
+	if (p < 0) {
+		snprintf(err, sizeof err, "policy: '%s' is not a policy (ac or ab)", policy_arg);
+		return err;
+	}
+	if (s < 0) {
+		snprintf(err, sizeof err, "scheme: '%s' is not a scheme (naive, flood, fixed or adaptive)", scheme_arg);
+		return err;
+	}
+	alloc_cfg.policy = (enum alloc_policy)p;
+	alloc_cfg.scheme = (enum alloc_scheme)s;
+	return 0;
+}
+
+/* ---- submitting ---- */
+
+static uint32_t outstanding[MOSAIC_MAX_HARTS]; /* per submitting core, its own */
+
+unsigned alloc_outstanding(void) { return outstanding[this_cpu()]; }
+
+int alloc_submit(const struct job_spec *s, const char **why)
+{
+	static char msg[128];
+	const char *w = 0;
+	int e = 0;
+	if (!alloc_running) {
+		w = "job allocation is not running (no NoC or domains)", e = -ENXIO;
+	} else if (s->home >= layout.ndomains) {
+		snprintf(msg, sizeof msg, "there is no micro-kernel %u (there are %u)", s->home, layout.ndomains);
+		w = msg, e = -EINVAL;
+	} else if (s->ntasks == 0) {
+		w = "a job needs at least one core", e = -EINVAL;
+	} else if (s->ntasks > alloc_machine_cores()) {
+		snprintf(msg, sizeof msg, "%u cores is more than the machine has (%u)", s->ntasks,
+			 alloc_machine_cores());
+		w = msg, e = -E2BIG;
+	} else if (layout.partial && (s->duration_us == 0 || s->duration_us > ALLOC_DURATION_MAX_US)) {
+		snprintf(msg, sizeof msg, "a simulated job needs a run time of 1..%u us", ALLOC_DURATION_MAX_US);
+		w = msg, e = -EINVAL;
+	} else if (!layout.partial && !user_program_find(s->program)) {
+		snprintf(msg, sizeof msg, "there is no program '%.*s' (see 'programs')", ALLOC_PROGRAM_MAX, s->program);
+		w = msg, e = -ENOENT;
+	} else if (!layout.partial && s->duration_us) {
+		w = "a run time is for partial simulation; real tasks run until they exit", e = -EINVAL;
+	}
+	if (why)
+		*why = w;
+	if (e)
+		return e;
+	uint8_t buf[sizeof(struct alloc_hdr) + sizeof(struct job_spec)];
+	struct alloc_hdr *h = (struct alloc_hdr *)buf;
+	*h = (struct alloc_hdr){.kind = AK_SUBMIT, .from = (uint16_t)this_cpu(), .home = s->home};
+	memcpy(h + 1, s, sizeof *s);
+	outstanding[this_cpu()]++;
+	mk_send_core(0, domain_master(s->home), h, sizeof buf);
+	return 0;
+}
+
+static bool report_visible(void *arg)
+{
+	struct msg_status st;
+	return msg_probe_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, (int)(uint64_t)arg, false, &st) == 0;
+}
+
+bool alloc_wait_report(int tag, uint64_t deadline)
+{
+	for (;;) {
+		if (report_visible((void *)(uint64_t)tag))
+			return true;
+		/* a core that is not a micro-kernel is not woken by deliveries it does not wait for
+		 * in the NoC layer: wake at the next one ourselves */
+		uint64_t next = timer_ns_to_ticks_ceil(noc_mailbox_next_delivery(this_cpu()));
+		uint64_t until = deadline;
+		if (next && (!until || next < until))
+			until = next;
+		core_wait_until(report_visible, (void *)(uint64_t)tag, until);
+		if (deadline && timer_now() >= deadline)
+			return report_visible((void *)(uint64_t)tag);
+	}
+}
+
+int alloc_collect(struct job_report *r, bool block, uint64_t timeout_us)
+{
+	if (block && !alloc_wait_report(0, timeout_us ? timer_now() + timer_us_to_ticks(timeout_us) : 0))
+		return -EAGAIN;
+	if (!report_visible(0))
+		return -EAGAIN;
+	struct msg_request req;
+	int e = msg_irecv_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, 0, r, sizeof *r, &req);
+	if (!e)
+		e = msg_wait(&req, 0);
+	if (e)
+		return e;
+	if (outstanding[this_cpu()])
+		outstanding[this_cpu()]--;
+	return 0;
+}
+
+/* ---- printing ---- */
+
+void alloc_report_json(const struct job_report *r, unsigned run, const char *scenario)
+{
+	kprintf("ALLOCJOB {\"run\":%u,\"scenario\":\"%s\",\"job\":%u,\"home\":%u,\"tag\":%u,\"ntasks\":%u,\"program\":\"%s\",\"arg\":%lu,"
+		"\"global\":%s,\"status\":%u,\"t_submit_ns\":%lu,\"t_alloc_ns\":%lu,\"t_start_ns\":%lu,"
+		"\"t_end_ns\":%lu,\"wait_ns\":%lu,\"alloc_ns\":%lu,\"duration_us\":%lu,\"msgs\":%u,\"hops\":%u,"
+		"\"cancels\":%u,\"attempts\":%u,\"parts\":%u,\"failed_tasks\":%u,\"exit_code\":%d,"
+		"\"policy\":\"%s\",\"scheme\":\"%s\"}\n",
+		run, scenario, r->job, r->home, r->tag, r->ntasks, r->program, r->arg, r->global ? "true" : "false", r->status,
+		r->t_submit_ns, r->t_alloc_ns, r->t_start_ns, r->t_end_ns, r->t_start_ns - r->t_submit_ns,
+		r->t_alloc_ns - r->t_submit_ns, r->duration_us, r->msgs, r->hops, r->cancels, r->attempts, r->nparts,
+		r->failed_tasks, r->exit_code, alloc_policy_name(alloc_cfg.policy),
+		alloc_scheme_name(alloc_cfg.scheme));
+}
+
+void alloc_report_row(const struct job_report *r, bool header)
+{
+	if (header)
+		kprintf("%8s %4s %4s %6s %-10s %6s %10s %10s %10s %6s %6s %4s %s\n", "job", "home", "tag", "cores",
+			"program", "global", "wait_us", "alloc_us", "run_us", "msgs", "hops", "canc", "result");
+	char result[40];
+	if (r->status == JOB_OK)
+		snprintf(result, sizeof result, "ok");
+	else
+		snprintf(result, sizeof result, "%u tasks failed (exit %d)", r->failed_tasks, r->exit_code);
+	kprintf("%8u %4u %4u %6u %-10s %6s %10lu %10lu %10lu %6u %6u %4u %s\n", r->job, r->home, r->tag, r->ntasks,
+		r->program, r->global ? "yes" : "no", (r->t_start_ns - r->t_submit_ns) / 1000,
+		(r->t_alloc_ns - r->t_submit_ns) / 1000, (r->t_end_ns - r->t_start_ns) / 1000, r->msgs, r->hops,
+		r->cancels, result);
+}
+
+/* ---- the shell ---- */
+
+#define SHELL_REPORTS 256
+static struct job_report shell_reports[SHELL_REPORTS]; /* the shell's own: the last jobs it submitted */
+static unsigned shell_nreports;
+static uint32_t shell_tag;
+
+/* Takes every report that has arrived for the shell's core (block: wait for all outstanding). */
+static unsigned shell_collect(bool block, uint64_t timeout_us, bool json)
+{
+	unsigned got = 0;
+	struct job_report r;
+	while (alloc_outstanding() && alloc_collect(&r, block, timeout_us) == 0) {
+		shell_reports[shell_nreports++ % SHELL_REPORTS] = r;
+		if (json)
+			alloc_report_json(&r, 0, "");
+		got++;
+	}
+	return got;
+}
+
+SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A]",
+	  "submit a job: PROGRAM on NTASKS cores (real tasks), or, in partial simulation, NTASKS virtual cores for US microseconds (PROGRAM: sim)")
+{
+	if (argc < 3 || argc % 2 == 0)
+		return SHELL_USAGE;
+	struct job_spec s = {0};
+	uint64_t v;
+	strlcpy(s.program, argv[1], sizeof s.program);
+	if (!parse_u64(argv[2], &v) || v > 0xffffffffu)
+		return SHELL_USAGE;
+	s.ntasks = (uint32_t)v;
+	s.home = (uint16_t)domain_of(this_cpu());
+	for (int i = 3; i + 1 < argc; i += 2) {
+		if (!parse_u64(argv[i + 1], &v))
+			return SHELL_USAGE;
+		if (!strcmp(argv[i], "at"))
+			s.home = v > 0xffff ? 0xffff : (uint16_t)v;
+		else if (!strcmp(argv[i], "time"))
+			s.duration_us = v;
+		else if (!strcmp(argv[i], "arg"))
+			s.arg = v;
+		else
+			return SHELL_USAGE;
+	}
+	if (strlen(argv[1]) >= ALLOC_PROGRAM_MAX) {
+		kprintf("submit: the program name '%s' is longer than %u characters\n", argv[1], ALLOC_PROGRAM_MAX - 1);
+		return SHELL_USAGE;
+	}
+	s.tag = ++shell_tag;
+	const char *why;
+	int e = alloc_submit(&s, &why);
+	if (e) {
+		kprintf("submit: refused: %s\n", why);
+		return 1;
+	}
+	kprintf("submit: job tag %u (%u cores) sent to micro-kernel %u (core %u); 'jobs' shows it when it ends\n", s.tag,
+		s.ntasks, s.home, domain_master(s.home));
+	return 0;
+}
+
+SHELL_CMD(jobs, "jobs [wait [SECONDS]] [json]",
+	  "the jobs this shell submitted that ended (wait: until all have, at most SECONDS); json: as JSON lines")
+{
+	bool wait = false, json = false;
+	uint64_t secs = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "wait")) {
+			wait = true;
+			if (i + 1 < argc && parse_u64(argv[i + 1], &secs))
+				i++;
+		} else if (!strcmp(argv[i], "json")) {
+			json = true;
+		} else {
+			return SHELL_USAGE;
+		}
+	}
+	shell_collect(wait, secs * 1000000, false);
+	unsigned n = shell_nreports < SHELL_REPORTS ? shell_nreports : SHELL_REPORTS;
+	unsigned first = shell_nreports - n;
+	for (unsigned i = 0; i < n; i++) {
+		const struct job_report *r = &shell_reports[(first + i) % SHELL_REPORTS];
+		if (json)
+			alloc_report_json(r, 0, "");
+		else
+			alloc_report_row(r, i == 0);
+	}
+	kprintf("jobs: %u ended, %u still in the system (policy %s, scheme %s)\n", shell_nreports, alloc_outstanding(),
+		alloc_policy_name(alloc_cfg.policy), alloc_scheme_name(alloc_cfg.scheme));
+	return wait && alloc_outstanding() ? 1 : 0;
+}
+
+/* The settings may change only while no job is in the system: the micro-kernels read them. */
+static bool system_idle(const char *cmd)
+{
+	for (unsigned d = 0; d < layout.ndomains; d++)
+		if (mks[d].njobs || mks[d].nwq || mks[d].parts) {
+			kprintf("%s: jobs are in the system (micro-kernel %u); change it when they have ended\n", cmd, d);
+			return false;
+		}
+	return true;
+}
+
+SHELL_CMD(policy, "policy [ac|ab]", "show or set the job allocation policy")
+{
+	if (argc > 2)
+		return SHELL_USAGE;
+	if (argc == 2) {
+		int p = alloc_policy_parse(argv[1]);
+		if (p < 0)
+			return SHELL_USAGE;
+		if (!system_idle("policy"))
+			return 1;
+		alloc_cfg.policy = (enum alloc_policy)p;
+	}
+	kprintf("policy %s (%s); the sequencer is micro-kernel %u\n", alloc_policy_name(alloc_cfg.policy),
+		alloc_cfg.policy == ALLOC_POLICY_AC ? "active cancellation" : "sequencer-based atomic broadcast",
+		sequencer_dom());
+	return 0;
+}
+
+SHELL_CMD(scheme, "scheme [naive|flood|fixed|adaptive]", "show or set how requests and spawns propagate")
+{
+	if (argc > 2)
+		return SHELL_USAGE;
+	if (argc == 2) {
+		int s = alloc_scheme_parse(argv[1]);
+		if (s < 0)
+			return SHELL_USAGE;
+		if (!system_idle("scheme"))
+			return 1;
+		alloc_cfg.scheme = (enum alloc_scheme)s;
+	}
+	kprintf("scheme %s\n", alloc_scheme_name(alloc_cfg.scheme));
+	return 0;
+}

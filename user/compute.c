@@ -1,0 +1,116 @@
+/*
+ * compute: a compute-only job of n tasks (one per core): every rank multiplies
+ * two m x m integer matrices, with no communication but one mosaic_allreduce at
+ * the end. Rank r draws two offsets c, d in [0, 1000) from an LCG seeded by arg
+ * and r, and forms A[i][k] = i + k + c and B[k][j] = k - j + d. With a = i + c,
+ * e = d - j, S1 = sum of k and S2 = sum of k^2 over k = 0 .. m-1, each element is
+ *     C[i][j] = sum_k (a + k)(k + e) = a*e*m + (a + e)*S1 + S2,
+ * and the sum of all elements is m*SA*SE + m*(SA + SE)*S1 + m*m*S2 with
+ * SA = m*c + S1 and SE = m*d - S1.
+ *
+ * The check: every rank compares each element of its product with the formula;
+ * the allreduce sums the mismatches and the ranks' element sums, and every rank
+ * compares the total with the sum of the closed forms over all ranks (drawing
+ * each rank's c and d again from its seed), so all ranks reach the same verdict.
+ *
+ * arg: matrix order m (0: 40, i.e. 64000 multiply-adds per task; at most 64;
+ *      the seed depends on it too).
+ * Output (rank 0): "compute: <n> tasks, <m>x<m> matrix product per task, checksum <sum>, ok" or
+ *                  "compute: <n> tasks, <m>x<m> matrix product per task, checksum <sum>, FAILED (<why>)".
+ */
+#include <stdio.h>
+#include "mosaic.h"
+
+#define NMAX 128 /* largest job */
+#define MDEFAULT 40
+#define MMAX 64
+
+static int64_t a_m[MMAX][MMAX], b_m[MMAX][MMAX], c_m[MMAX][MMAX];
+
+static uint64_t lcg_state;
+
+static uint32_t lcg_next(void)
+{
+	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)(lcg_state >> 32);
+}
+
+static void lcg_seed(long arg, long rank)
+{
+	lcg_state = (uint64_t)arg * 0x9e3779b97f4a7c15ULL + ((uint64_t)rank + 1) * 0xbf58476d1ce4e5b9ULL;
+	lcg_next();
+}
+
+/* The offsets of a rank's matrices. */
+static void offsets(long arg, long rank, int64_t *c, int64_t *d)
+{
+	lcg_seed(arg, rank);
+	*c = lcg_next() % 1000;
+	*d = lcg_next() % 1000;
+}
+
+int mosaic_main(long arg)
+{
+	int64_t m = arg <= 0 ? MDEFAULT : arg > MMAX ? MMAX : arg;
+	long n = mosaic_job_size(), rank = mosaic_rank();
+	long g = mosaic_job_group();
+	if (g < 0 || n < 1 || n > NMAX || rank < 0 || rank >= n) {
+		if (rank <= 0)
+			printf("compute: %ld tasks, %ldx%ld matrix product per task, checksum 0, FAILED (not a job of 1..%d "
+			       "tasks: job group %ld, rank %ld)\n",
+			       n, (long)m, (long)m, NMAX, g, rank);
+		return 1;
+	}
+	int64_t s1 = m * (m - 1) / 2, s2 = (m - 1) * m * (2 * m - 1) / 6;
+
+	/* the product */
+	int64_t c, d;
+	offsets(arg, rank, &c, &d);
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < m; j++) {
+			a_m[i][j] = i + j + c;
+			b_m[i][j] = i - j + d;
+		}
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < m; j++) {
+			int64_t sum = 0;
+			for (int64_t k = 0; k < m; k++)
+				sum += a_m[i][k] * b_m[k][j];
+			c_m[i][j] = sum;
+		}
+
+	/* each element against the closed form */
+	int64_t mine[2] = {0, 0}; /* mismatches, sum of the elements */
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < m; j++) {
+			int64_t a = i + c, e = d - j;
+			if (c_m[i][j] != a * e * m + (a + e) * s1 + s2)
+				mine[0]++;
+			mine[1] += c_m[i][j];
+		}
+
+	/* the verdict, the same on every rank */
+	int64_t all[2] = {0, 0}, want = 0;
+	for (long r = 0; r < n; r++) {
+		int64_t cr, dr;
+		offsets(arg, r, &cr, &dr);
+		int64_t sa = m * cr + s1, se = m * dr - s1;
+		want += m * sa * se + m * (sa + se) * s1 + m * m * s2;
+	}
+	char why[96] = "";
+	if (mosaic_allreduce(g, mine, all, 2, MOSAIC_OP_SUM) < 0)
+		snprintf(why, sizeof why, "the final allreduce failed");
+	else if (all[0])
+		snprintf(why, sizeof why, "%ld elements differ from the closed form", (long)all[0]);
+	else if (all[1] != want)
+		snprintf(why, sizeof why, "the checksum should be %ld", (long)want);
+	if (rank == 0) {
+		if (!why[0])
+			printf("compute: %ld tasks, %ldx%ld matrix product per task, checksum %ld, ok\n", n, (long)m, (long)m,
+			       (long)all[1]);
+		else
+			printf("compute: %ld tasks, %ldx%ld matrix product per task, checksum %ld, FAILED (%s)\n", n, (long)m,
+			       (long)m, (long)all[1], why);
+	}
+	return why[0] ? 1 : 0;
+}

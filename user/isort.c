@@ -1,0 +1,206 @@
+/*
+ * isort: a parallel integer bucket sort in the manner of NAS IS, run as a job of
+ * n tasks (one per core). Every rank draws K keys in [0, MAXKEY), each the mean
+ * of four uniform draws, so the keys crowd towards the middle of the range and
+ * the buckets differ in size (the outer ones of a large job stay empty). Bucket
+ * b, kept by rank b, is the b-th of n equal slices of the key range. The ranks
+ * exchange their per-bucket key counts with mosaic_alltoall and the keys with
+ * mosaic_alltoallv, then sort their bucket locally (heap sort).
+ *
+ * The check: every bucket is sorted and holds only keys of its slice; the last
+ * key of every non-empty bucket is <= the first key of the next non-empty one
+ * (the bucket ends are shared with mosaic_allgather); the number of keys and
+ * their sum are the same before and after the exchange (mosaic_allreduce).
+ *
+ * arg: keys per rank K (0: 256; at most 2048; the seed depends on it too).
+ * Output (rank 0): "isort: <n> tasks, <n*K> keys, ok" or
+ *                  "isort: <n> tasks, <n*K> keys, FAILED (<why>)".
+ */
+#include <stdio.h>
+#include <string.h>
+#include "mosaic.h"
+
+#define NMAX 128        /* largest job */
+#define MAXKEY (1u << 16)
+#define KDEFAULT 256
+#define KMAX 2048
+#define RECV_CAP (4 * KMAX) /* the fullest bucket holds about 2.7 K keys */
+
+/* What went wrong; the final allreduce sums the counts over all ranks. */
+enum { F_CALL, F_CAPACITY, F_RANGE, F_ORDER, F_BOUNDARY, F_COUNT, F_SUM, NFAIL };
+static const char *const fail_text[NFAIL] = {
+	"a kernel call failed", "a bucket overflowed", "a key outside its bucket", "a bucket not sorted",
+	"buckets out of order", "the key count changed", "the key sum changed",
+};
+
+static uint32_t keys[KMAX];       /* this rank's keys as drawn */
+static uint32_t sendbuf[KMAX];    /* the same, grouped by bucket */
+static uint32_t bucket[RECV_CAP]; /* the keys of this rank's bucket */
+static uint32_t sendcount[NMAX], recvcount[NMAX]; /* in keys */
+static uint32_t sc[NMAX], sd[NMAX], rc[NMAX], rd[NMAX]; /* in bytes, for alltoallv */
+static int64_t ends[NMAX][3]; /* per rank: key count, first key, last key */
+
+static uint64_t lcg_state;
+
+static uint32_t lcg_next(void)
+{
+	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)(lcg_state >> 32);
+}
+
+static void lcg_seed(long arg, long rank)
+{
+	lcg_state = (uint64_t)arg * 0x9e3779b97f4a7c15ULL + ((uint64_t)rank + 1) * 0xbf58476d1ce4e5b9ULL;
+	lcg_next();
+}
+
+/* The bucket (rank) of a key: slices of the key range in rank order. */
+static uint32_t bucket_of(uint32_t key, uint32_t n)
+{
+	return (uint32_t)((uint64_t)key * n / MAXKEY);
+}
+
+static void sift_down(uint32_t *a, size_t root, size_t end)
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+		if (child >= end)
+			return;
+		if (child + 1 < end && a[child + 1] > a[child])
+			child++;
+		if (a[root] >= a[child])
+			return;
+		uint32_t t = a[root];
+		a[root] = a[child];
+		a[child] = t;
+		root = child;
+	}
+}
+
+static void heap_sort(uint32_t *a, size_t len)
+{
+	for (size_t i = len / 2; i-- > 0;)
+		sift_down(a, i, len);
+	for (size_t end = len; end > 1; end--) {
+		uint32_t t = a[0];
+		a[0] = a[end - 1];
+		a[end - 1] = t;
+		sift_down(a, 0, end - 1);
+	}
+}
+
+int mosaic_main(long arg)
+{
+	long k = arg <= 0 ? KDEFAULT : arg > KMAX ? KMAX : arg;
+	long n = mosaic_job_size(), rank = mosaic_rank();
+	long g = mosaic_job_group();
+	if (g < 0 || n < 1 || n > NMAX || rank < 0 || rank >= n) {
+		if (rank <= 0)
+			printf("isort: %ld tasks, %ld keys, FAILED (not a job of 1..%d tasks: job group %ld, rank %ld)\n", n,
+			       n * k, NMAX, g, rank);
+		return 1;
+	}
+	int64_t fails[NFAIL + 4] = {0}; /* + keys and key sum, before and after */
+
+	/* draw the keys and group them by bucket */
+	lcg_seed(arg, rank);
+	int64_t sum_before = 0;
+	memset(sendcount, 0, sizeof sendcount);
+	for (long i = 0; i < k; i++) {
+		uint32_t key = 0;
+		for (int j = 0; j < 4; j++)
+			key += lcg_next() >> 16;
+		keys[i] = key / 4;
+		sum_before += keys[i];
+		sendcount[bucket_of(keys[i], (uint32_t)n)]++;
+	}
+	uint32_t fill[NMAX];
+	for (long b = 0, at = 0; b < n; b++) {
+		fill[b] = (uint32_t)at;
+		sd[b] = (uint32_t)(at * sizeof(uint32_t));
+		sc[b] = sendcount[b] * (uint32_t)sizeof(uint32_t);
+		at += sendcount[b];
+	}
+	for (long i = 0; i < k; i++)
+		sendbuf[fill[bucket_of(keys[i], (uint32_t)n)]++] = keys[i];
+
+	/* the counts, then the keys */
+	if (mosaic_alltoall(g, sendcount, sizeof(uint32_t), recvcount) < 0) {
+		fails[F_CALL]++;
+		memset(recvcount, 0, sizeof recvcount);
+	}
+	int64_t m = 0;
+	for (long s = 0; s < n; s++) {
+		rd[s] = (uint32_t)(m * (int64_t)sizeof(uint32_t));
+		rc[s] = recvcount[s] * (uint32_t)sizeof(uint32_t);
+		m += recvcount[s];
+	}
+	if (m > RECV_CAP)
+		fails[F_CAPACITY]++;
+	/* every rank goes on to the alltoallv, or none does */
+	int64_t trouble = fails[F_CALL] + fails[F_CAPACITY], any_trouble = 1;
+	if (mosaic_allreduce(g, &trouble, &any_trouble, 1, MOSAIC_OP_MAX) < 0) {
+		fails[F_CALL]++;
+		any_trouble = 1;
+	}
+	if (any_trouble) {
+		m = 0;
+	} else {
+		struct mosaic_alltoallv v = {sendbuf, sc, sd, bucket, rc, rd};
+		if (mosaic_alltoallv(g, &v) < 0) {
+			fails[F_CALL]++;
+			m = 0;
+		}
+	}
+
+	/* sort the bucket and check it */
+	heap_sort(bucket, (size_t)m);
+	int64_t sum_after = 0;
+	for (int64_t i = 0; i < m; i++) {
+		sum_after += bucket[i];
+		if (bucket_of(bucket[i], (uint32_t)n) != (uint32_t)rank)
+			fails[F_RANGE]++;
+		if (i > 0 && bucket[i - 1] > bucket[i])
+			fails[F_ORDER]++;
+	}
+
+	/* the buckets in rank order: the previous non-empty bucket ends at or below my first key */
+	int64_t mine[3] = {m, m ? bucket[0] : 0, m ? bucket[m - 1] : 0};
+	if (mosaic_allgather(g, mine, sizeof mine, ends) < 0) {
+		fails[F_CALL]++;
+	} else if (m) {
+		long p = rank - 1;
+		while (p >= 0 && ends[p][0] == 0)
+			p--;
+		if (p >= 0 && ends[p][2] > mine[1])
+			fails[F_BOUNDARY]++;
+	}
+
+	/* the verdict, the same on every rank */
+	fails[NFAIL] = k;
+	fails[NFAIL + 1] = sum_before;
+	fails[NFAIL + 2] = m;
+	fails[NFAIL + 3] = sum_after;
+	int64_t all[NFAIL + 4];
+	char why[96] = "";
+	if (mosaic_allreduce(g, fails, all, NFAIL + 4, MOSAIC_OP_SUM) < 0) {
+		snprintf(why, sizeof why, "the final allreduce failed");
+	} else {
+		for (int f = 0; f < F_COUNT && !why[0]; f++)
+			if (all[f])
+				snprintf(why, sizeof why, "%s, %ld times", fail_text[f], (long)all[f]);
+		if (!why[0] && all[NFAIL] != all[NFAIL + 2])
+			snprintf(why, sizeof why, "%s: %ld keys before, %ld after", fail_text[F_COUNT], (long)all[NFAIL],
+				 (long)all[NFAIL + 2]);
+		if (!why[0] && all[NFAIL + 1] != all[NFAIL + 3])
+			snprintf(why, sizeof why, "%s: %ld before, %ld after", fail_text[F_SUM], (long)all[NFAIL + 1],
+				 (long)all[NFAIL + 3]);
+	}
+	if (rank == 0) {
+		if (!why[0])
+			printf("isort: %ld tasks, %ld keys, ok\n", n, n * k);
+		else
+			printf("isort: %ld tasks, %ld keys, FAILED (%s)\n", n, n * k, why);
+	}
+	return why[0] ? 1 : 0;
+}

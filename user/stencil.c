@@ -1,0 +1,167 @@
+/*
+ * stencil: a 1-D Jacobi heat stencil over a line of ranks (no wrap-around), run as
+ * a job of n tasks (one per core). Rank r owns cells r*CELLS .. r*CELLS+CELLS-1 of
+ * a rod whose left end is held at a fixed high temperature and whose right end at
+ * zero; the cells start with values drawn from an LCG seeded by arg and the rank.
+ * Each iteration every cell becomes (left + 2 * self + right + 2) / 4, in 16.16
+ * fixed point integers, so every result is exact. Before each iteration a rank
+ * swaps halo cells with its left and right neighbours: receives posted first
+ * (mosaic_irecv), then the sends (mosaic_isend), then mosaic_wait for all, which
+ * cannot deadlock however full the mailboxes are. Tags: 2t for the cell going
+ * right in iteration t, 2t + 1 for the one going left.
+ *
+ * The check: rank 0 collects the final blocks with mosaic_gather, draws every
+ * rank's starting cells again from that rank's seed, runs the same iterations
+ * serially over the whole rod and compares cell by cell; mosaic_allreduce makes
+ * every rank return the same verdict.
+ *
+ * arg: iterations T (0: 20; at most 1000; the seed depends on it too).
+ * Output (rank 0): "stencil: <n> tasks, <n*16> cells x <T> iterations, ok" or
+ *                  "stencil: <n> tasks, <n*16> cells x <T> iterations, FAILED (<why>)".
+ */
+#include <stdio.h>
+#include "mosaic.h"
+
+#define NMAX 128 /* largest job */
+#define CELLS 16 /* per rank */
+#define TDEFAULT 20
+#define TMAX 1000
+#define ONE (1 << 16)            /* 1.0 in 16.16 fixed point */
+#define HOT ((int64_t)1000 * ONE) /* the left end of the rod */
+#define COLD ((int64_t)0)         /* the right end */
+
+enum { F_CALL, F_HALO, F_MISMATCH, NFAIL };
+static const char *const fail_text[NFAIL] = {"a kernel call failed", "a halo message of the wrong size",
+					     "cells differ from the serial computation"};
+
+static int64_t block[2][CELLS + 2]; /* this rank's cells, with a halo cell at each end */
+static int64_t gathered[NMAX * CELLS]; /* rank 0: every rank's final cells */
+static int64_t rod[2][NMAX * CELLS + 2]; /* rank 0: the serial computation, with the ends */
+static int64_t core_of[NMAX];
+
+static uint64_t lcg_state;
+
+static uint32_t lcg_next(void)
+{
+	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)(lcg_state >> 32);
+}
+
+static void lcg_seed(long arg, long rank)
+{
+	lcg_state = (uint64_t)arg * 0x9e3779b97f4a7c15ULL + ((uint64_t)rank + 1) * 0xbf58476d1ce4e5b9ULL;
+	lcg_next();
+}
+
+/* The starting cells of a rank: between 0 and 1000.0. */
+static void initial_cells(long arg, long rank, int64_t *cells)
+{
+	lcg_seed(arg, rank);
+	for (int i = 0; i < CELLS; i++)
+		cells[i] = lcg_next() % (uint32_t)HOT;
+}
+
+/* One Jacobi step over cells 1..len of in (0 and len + 1 are the neighbours); all values stay in [0, HOT]. */
+static void step(const int64_t *in, int64_t *out, long len)
+{
+	for (long i = 1; i <= len; i++)
+		out[i] = (in[i - 1] + 2 * in[i] + in[i + 1] + 2) / 4;
+}
+
+int mosaic_main(long arg)
+{
+	long t_end = arg <= 0 ? TDEFAULT : arg > TMAX ? TMAX : arg;
+	long n = mosaic_job_size(), rank = mosaic_rank();
+	long g = mosaic_job_group();
+	if (g < 0 || n < 1 || n > NMAX || rank < 0 || rank >= n) {
+		if (rank <= 0)
+			printf("stencil: %ld tasks, %ld cells x %ld iterations, FAILED (not a job of 1..%d tasks: job group "
+			       "%ld, rank %ld)\n",
+			       n, n * CELLS, t_end, NMAX, g, rank);
+		return 1;
+	}
+	int64_t fails[NFAIL] = {0};
+
+	/* point-to-point messages go to core ids: the core of every rank */
+	int64_t me = mosaic_core_id();
+	if (mosaic_allgather(g, &me, sizeof me, core_of) < 0)
+		fails[F_CALL]++;
+	/* every rank goes on to the halo exchange, or none does */
+	int64_t trouble = fails[F_CALL], any_trouble = 1;
+	if (mosaic_allreduce(g, &trouble, &any_trouble, 1, MOSAIC_OP_MAX) < 0) {
+		fails[F_CALL]++;
+		any_trouble = 1;
+	}
+
+	int cur = 0;
+	initial_cells(arg, rank, &block[cur][1]);
+	for (long t = 0; t < t_end && !any_trouble; t++) {
+		int64_t *c = block[cur];
+		/* the rod's ends stay fixed; inner block ends come from the neighbours */
+		c[0] = HOT;
+		c[CELLS + 1] = COLD;
+		int64_t to_left = c[1], to_right = c[CELLS];
+		long req[4];
+		int recv_of[4], nreq = 0;
+		if (rank > 0) {
+			int left = (int)core_of[rank - 1];
+			req[nreq] = mosaic_irecv(left, (int)(2 * t), &c[0], sizeof c[0]);
+			recv_of[nreq++] = 1;
+			req[nreq] = mosaic_isend(left, (int)(2 * t + 1), &to_left, sizeof to_left);
+			recv_of[nreq++] = 0;
+		}
+		if (rank < n - 1) {
+			int right = (int)core_of[rank + 1];
+			req[nreq] = mosaic_irecv(right, (int)(2 * t + 1), &c[CELLS + 1], sizeof c[0]);
+			recv_of[nreq++] = 1;
+			req[nreq] = mosaic_isend(right, (int)(2 * t), &to_right, sizeof to_right);
+			recv_of[nreq++] = 0;
+		}
+		for (int i = 0; i < nreq; i++) {
+			struct mosaic_status st;
+			if (req[i] < 0 || mosaic_wait(req[i], &st) < 0)
+				fails[F_CALL]++;
+			else if (recv_of[i] && st.len != sizeof(int64_t))
+				fails[F_HALO]++;
+		}
+		step(c, block[1 - cur], CELLS);
+		cur = 1 - cur;
+	}
+
+	/* rank 0: the whole rod again, serially, against the gathered blocks */
+	if (mosaic_gather(g, 0, &block[cur][1], CELLS * sizeof(int64_t), gathered) < 0)
+		fails[F_CALL]++;
+	if (rank == 0 && !any_trouble) {
+		long len = n * CELLS;
+		int s = 0;
+		for (long r = 0; r < n; r++)
+			initial_cells(arg, r, &rod[s][1 + r * CELLS]);
+		rod[0][0] = rod[1][0] = HOT;
+		rod[0][len + 1] = rod[1][len + 1] = COLD;
+		for (long t = 0; t < t_end; t++) {
+			step(rod[s], rod[1 - s], len);
+			s = 1 - s;
+		}
+		for (long i = 0; i < len; i++)
+			if (gathered[i] != rod[s][1 + i])
+				fails[F_MISMATCH]++;
+	}
+
+	/* the verdict, the same on every rank */
+	int64_t all[NFAIL];
+	char why[96] = "";
+	if (mosaic_allreduce(g, fails, all, NFAIL, MOSAIC_OP_SUM) < 0) {
+		snprintf(why, sizeof why, "the final allreduce failed");
+	} else {
+		for (int f = 0; f < NFAIL && !why[0]; f++)
+			if (all[f])
+				snprintf(why, sizeof why, "%s, %ld times", fail_text[f], (long)all[f]);
+	}
+	if (rank == 0) {
+		if (!why[0])
+			printf("stencil: %ld tasks, %ld cells x %ld iterations, ok\n", n, n * CELLS, t_end);
+		else
+			printf("stencil: %ld tasks, %ld cells x %ld iterations, FAILED (%s)\n", n, n * CELLS, t_end, why);
+	}
+	return why[0] ? 1 : 0;
+}
