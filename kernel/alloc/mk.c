@@ -237,6 +237,11 @@ void mk_commit(struct mk *m)
 		uint32_t give = e->need - e->committed;
 		if (!give)
 			continue;
+		if (e->home == m->dom && !e->local) {
+			const struct home_job *j = home_find(m, e->job);
+			if (j && j->state != HJ_REQUESTING && j->state != HJ_SEQ_WAIT)
+				continue; /* satisfied already; its spawn will free what it holds here */
+		}
 		if (give > m->nfree)
 			give = m->nfree;
 		uint64_t chosen[2] = {0, 0};
@@ -273,7 +278,7 @@ void home_commit(struct mk *m, struct home_job *j, unsigned from, uint32_t count
 	j->got += count;
 	if (j->state == HJ_SEQ_WAIT)
 		j->state = HJ_REQUESTING; /* AB: a commitment came before the sequencer's request did */
-	if (j->got >= j->spec.ntasks)
+	if (j->state == HJ_REQUESTING && j->got >= j->spec.ntasks)
 		j->state = HJ_SATISFIED;
 }
 
