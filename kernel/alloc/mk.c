@@ -237,11 +237,8 @@ void mk_commit(struct mk *m)
 		uint32_t give = e->need - e->committed;
 		if (!give)
 			continue;
-		if (e->home == m->dom && !e->local) {
-			const struct home_job *j = home_find(m, e->job);
-			if (j && j->state != HJ_REQUESTING && j->state != HJ_SEQ_WAIT)
-				continue; /* satisfied already; its spawn will free what it holds here */
-		}
+		if (e->local && give > m->nfree)
+			break; /* all or nothing, in order: nothing younger takes the cores it waits for */
 		if (give > m->nfree)
 			give = m->nfree;
 		uint64_t chosen[2] = {0, 0};
@@ -293,6 +290,12 @@ static void begin(struct mk *m, struct home_job *j)
 		j->attempts = 1;
 		struct wq_entry e = {.job = j->id, .home = m->dom, .attempt = 1, .t_submit = j->t_submit,
 				     .need = j->spec.ntasks, .local = true};
+		/* never queue ahead of a request that already holds cores here: it might wait for
+		 * them while they wait for it (docs/allocation.md, "local jobs") */
+		for (unsigned i = 0; i < m->nwq; i++)
+			if (m->wq[i].committed && !order_before(m->wq[i].t_submit, m->wq[i].home, m->wq[i].job,
+								e.t_submit, e.home, e.job))
+				e.t_submit = m->wq[i].t_submit + 1;
 		wq_insert(m, &e);
 	} else if (alloc_cfg.policy == ALLOC_POLICY_AC) {
 		ac_begin(m, j);
@@ -350,12 +353,14 @@ static void on_request(struct mk *m, const struct alloc_hdr *h)
 	}
 	struct wq_entry e = {.job = h->job, .home = h->home, .attempt = h->attempt, .t_submit = h->t_submit,
 			     .need = h->need};
-	wq_insert(m, &e);
 	if (h->home == m->dom) {
 		struct home_job *j = home_find(m, h->job);
 		if (j && j->state == HJ_SEQ_WAIT)
 			j->state = HJ_REQUESTING;
+		else if (j && j->state != HJ_REQUESTING)
+			e.need = 0; /* AB: satisfied by the others' commitments before its own request came */
 	}
+	wq_insert(m, &e);
 	if (alloc_cfg.policy == ALLOC_POLICY_AC)
 		ac_on_request(m, h);
 }

@@ -212,3 +212,41 @@ void check_commit_order(struct mk *m, const struct wq_entry *e)
 			check_fail("micro-kernel %u commits to job %u before older job %u has what it asked", m->dom,
 				   e->job, o->job);
 }
+
+/* ---- looking inside a micro-kernel (the shell's `mk`; scripts/gdb has mosaic-mk) ---- */
+
+static const char *const home_state_names[] = {"delayed", "seq-wait", "requesting", "blocked", "satisfied", "running"};
+
+void alloc_print_mk(unsigned dom)
+{
+	const struct mk *m = &mks[dom];
+	if (!m->ready) {
+		kprintf("micro-kernel %u (core %u): has not run yet\n", dom, domain_master(dom));
+		return;
+	}
+	kprintf("micro-kernel %u (core %u, grid %u,%u): %u of %u cores free, epoch %u%s\n", dom, m->core, grid_x(dom),
+		grid_y(dom), m->nfree, m->capacity, m->epoch, dom == sequencer_dom() ? ", sequencer" : "");
+	for (unsigned i = 0; i < m->nwq; i++) {
+		const struct wq_entry *e = &m->wq[i];
+		kprintf("  wait %u: job %u home %u attempt %u t %lu need %u committed %u%s\n", i, e->job, e->home,
+			e->attempt, e->t_submit, e->need, e->committed, e->local ? " local" : "");
+	}
+	for (const struct home_job *j = m->jobs; j; j = j->next)
+		kprintf("  job %u: %s, %u cores, got %u, attempt %u, cancels %u, parts left %u\n", j->id,
+			home_state_names[j->state], j->spec.ntasks, j->got, j->attempt, j->cancels, j->parts_pending);
+	for (const struct run_part *p = m->parts; p; p = p->next)
+		kprintf("  running: job %u (home %u) on %u cores, %u ended\n", p->job, p->home, p->count, p->done);
+	if (dom == sequencer_dom())
+		kprintf("  sequencer: current job %u, %u queued\n", m->seq_current, m->nsq);
+}
+
+SHELL_CMD(mk, "mk [D]", "a micro-kernel's wait queue, job table and running jobs (all of them without D)")
+{
+	uint64_t d;
+	if (argc > 2 || (argc == 2 && (!parse_u64(argv[1], &d) || d >= layout.ndomains)))
+		return SHELL_USAGE;
+	for (unsigned i = 0; i < layout.ndomains; i++)
+		if (argc == 1 || i == d)
+			alloc_print_mk(i);
+	return 0;
+}

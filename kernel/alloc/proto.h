@@ -267,6 +267,7 @@ void check_claim(uint32_t job, unsigned dom, const uint64_t *mask, uint32_t coun
 void check_release(uint32_t job, unsigned dom, const uint64_t *mask, uint32_t count);
 void check_start(uint32_t job, uint32_t need, uint32_t got);
 void check_commit_order(struct mk *m, const struct wq_entry *e);
+void alloc_print_mk(unsigned dom);
 void check_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 enum trace_kind {

@@ -117,6 +117,9 @@ void home_satisfied(struct mk *m, struct home_job *j)
 			cores[i++] = (uint16_t)k;
 	j->t_alloc = timer_now_ns();
 	j->state = HJ_RUNNING;
+	struct wq_entry *own = wq_find(m, j->id);
+	if (own)
+		own->need = own->committed; /* it wants no more here; its spawn frees what is not used */
 	j->parts_pending = nassign;
 	j->nparts = (uint16_t)nassign;
 	trace_event(TR_SATISFIED, j->id, j->got, j->attempt);
