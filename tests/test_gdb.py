@@ -237,6 +237,30 @@ def test_gdb_mailbox_and_mesh(boot, request):
     assert (rows[0][0], rows[0][1]) == (uh.group(2), uh.group(3)), f"first unhandled message {where}"
 
 
+def test_gdb_micro_kernel_state(boot, request):
+    """Stopped where a micro-kernel receives a job's spawn, mosaic-mk shows the job in its wait queue."""
+    steps = [
+        ("break", "break spawn_receive"),
+        ("cont", "continue"),
+        ("who", "printf \"dom=%u job=%u\\n\", m->dom, h->job"),
+        ("mk", "mosaic-mk m->dom"),
+        ("all", "mosaic-mk"),
+        ("bad", "mosaic-mk 99"),
+        ("kill", "kill"),
+    ]
+    result, sections, gdb_log = gdb_against_qemu(boot, request, 4, 'partial_sim=4 scenario="fig22 100"', steps,
+                                                 kill_after=True)
+    where = f"(gdb output in {gdb_log})"
+    assert "hit Breakpoint 1, spawn_receive" in sections.get("cont", ""), f"no stop in spawn_receive {where}"
+    who = re.search(r"dom=(\d+) job=(\d+)", sections["who"])
+    text = sections["mk"]
+    assert re.search(rf"^micro-kernel {who.group(1)} \(core \d+\): \d+ of 4 cores free", text, re.M), where
+    assert re.search(rf"^  (wait \d+: job {who.group(2)} |job {who.group(2)}: )", text, re.M), \
+        f"the spawned job is neither queued nor a job of this home {where}"
+    assert sections["all"].count("micro-kernel ") == 4, where
+    assert "no micro-kernel 99 (there are 4)" in sections["bad"], where
+
+
 def test_gdb_script_without_target(request, tmp_path):
     """mosaic.gdb from another directory, without the ELF argument: it finds mosaic.py and the kernel itself."""
     steps = [

@@ -18,7 +18,6 @@
 #include "kernel/config.h"
 
 #define ALLOC_PROGRAM_MAX 16          /* program name, with its NUL */
-#define ALLOC_HOME_JOBS_MAX 64        /* jobs a home micro-kernel holds at once (more are refused) */
 #define ALLOC_DURATION_MAX_US 60000000 /* a simulated job's run, at most one minute */
 
 enum alloc_policy { ALLOC_POLICY_AC = 0, ALLOC_POLICY_AB = 1 };

@@ -3,7 +3,7 @@
 # It works from any directory (e.g. -x /path/to/mosaic/scripts/gdb/mosaic.gdb)
 # and loads build/mosaic.elf itself when no program was given.
 # Commands it adds (help <name> for each): mosaic-harts, mosaic-log, mosaic-bootargs,
-# mosaic-mailbox, mosaic-mesh.
+# mosaic-mailbox, mosaic-mesh, mosaic-mk.
 # See docs/debugging.md.
 
 set architecture riscv:rv64

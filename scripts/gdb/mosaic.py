@@ -716,3 +716,61 @@ line lists the cores whose mailbox holds messages (mosaic-mailbox CORE shows the
         boxes = read_global("noc_mailboxes")
         busy = [f"{c} ({int(boxes[c]['used'])})" for c in range(cores) if int(boxes[c]["used"])]
         gdb.write("mailboxes holding messages: " + (", ".join(busy) if busy else "none") + "\n")
+
+
+@command
+class MosaicMk(MosaicCommand):
+    """Print a micro-kernel's job allocation state: its wait queue and job table.
+
+Usage: mosaic-mk [DOMAIN]
+
+DOMAIN is a domain (micro-kernel) id; without it, every micro-kernel that has run.
+Shows the free cores, the wait queue in the global order (job, home, attempt,
+submission time, cores asked and committed here), the jobs submitted at this home
+with their state, the jobs running on its cores, and the sequencer's queue. The
+same as the shell's `mk`, from the structures in kernel/alloc/proto.h (mks[])."""
+
+    name = "mosaic-mk"
+
+    def run(self, argv):
+        if len(argv) > 1:
+            raise gdb.GdbError("usage: mosaic-mk [DOMAIN]")
+        layout = read_global("layout")
+        n = int(layout["ndomains"])
+        if n == 0:
+            gdb.write("no domains yet: domain_init has not run\n")
+            return
+        doms = range(n)
+        if argv:
+            d = int(gdb.parse_and_eval(argv[0]))
+            if not 0 <= d < n:
+                raise gdb.GdbError(f"mosaic-mk: no micro-kernel {d} (there are {n})")
+            doms = [d]
+        states = enum_names("enum home_state", "HJ_")
+        mks = read_global("mks")
+        for d in doms:
+            m = mks[d]
+            if not bool(m["ready"]):
+                gdb.write(f"micro-kernel {d}: has not run yet\n")
+                continue
+            gdb.write(f"micro-kernel {d} (core {int(m['core'])}): {int(m['nfree'])} of "
+                      f"{int(m['capacity'])} cores free, epoch {int(m['epoch'])}\n")
+            for i in range(int(m["nwq"])):
+                e = m["wq"][i]
+                gdb.write(f"  wait {i}: job {int(e['job'])} home {int(e['home'])} attempt {int(e['attempt'])} "
+                          f"t {int(e['t_submit'])} need {int(e['need'])} committed {int(e['committed'])}"
+                          f"{' local' if bool(e['local']) else ''}\n")
+            j = m["jobs"]
+            while int(j) != 0:
+                st = int(j["state"])
+                gdb.write(f"  job {int(j['id'])}: {states.get(st, str(st)).lower()}, "
+                          f"{int(j['spec']['ntasks'])} cores, got {int(j['got'])}, attempt {int(j['attempt'])}, "
+                          f"cancels {int(j['cancels'])}\n")
+                j = j["next"]
+            p = m["parts"]
+            while int(p) != 0:
+                gdb.write(f"  running: job {int(p['job'])} (home {int(p['home'])}) on {int(p['count'])} cores, "
+                          f"{int(p['done'])} ended\n")
+                p = p["next"]
+            if int(m["nsq"]) or int(m["seq_current"]):
+                gdb.write(f"  sequencer: current job {int(m['seq_current'])}, {int(m['nsq'])} queued\n")

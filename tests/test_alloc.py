@@ -1,0 +1,113 @@
+"""Job allocation: the in-kernel suite under both policies and both modes, meshes up to 128
+harts, the real programs as jobs of several sizes, bad input, and the trace for Perfetto."""
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, ktest_summary
+
+
+def reports(output):
+    return [json.loads(m) for m in re.findall(r"^ALLOCJOB (\{.*\})$", output, re.M)]
+
+
+@pytest.mark.parametrize("policy", ["ac", "ab"])
+def test_alloc_suite_partial_simulation(boot, policy):
+    r = boot(harts=16, bootargs=f"partial_sim=8 policy={policy} ktest=alloc", timeout=400)
+    assert r.status == 0, r.output
+    assert ktest_summary(r.output) == (6, 0)
+    assert "INVARIANT VIOLATED" not in r.output
+
+
+@pytest.mark.parametrize("policy", ["ac", "ab"])
+def test_alloc_suite_real_tasks(boot, policy):
+    r = boot(harts=36, bootargs=f"policy={policy} ktest=alloc", timeout=600)
+    assert r.status == 0, r.output
+    assert ktest_summary(r.output) == (6, 0)
+    assert "INVARIANT VIOLATED" not in r.output
+
+
+@pytest.mark.parametrize("harts,mesh", [(2, "2x1"), (49, "7x7"), (128, "16x8")])
+def test_partial_simulation_on_every_mesh(boot, harts, mesh):
+    r = boot(harts=harts, bootargs='partial_sim=4 scenario="random 5 16 500"', timeout=400)
+    assert r.status == 0, r.output
+    assert f"NoC {mesh} mesh" in r.output
+    jobs = reports(r.output)
+    assert len(jobs) == 16 and all(j["status"] == 0 for j in jobs)
+    # the whole machine is one job's worth at most, and some jobs needed other micro-kernels
+    assert max(j["ntasks"] for j in jobs) <= 4 * harts
+    if harts > 2:
+        assert any(j["global"] for j in jobs)
+
+
+def test_deadlock_of_fig_2_2_both_policies_real_tasks(boot):
+    for policy in ("ac", "ab"):
+        r = boot(harts=36, bootargs=f'policy={policy} scenario="fig22"', timeout=300)
+        assert r.status == 0, r.output
+        jobs = reports(r.output)
+        assert sorted(j["ntasks"] for j in jobs) == [12, 16]
+        assert all(j["global"] and j["status"] == 0 for j in jobs)
+        # 12 + 16 > 32 free cores: one had to wait for the other
+        a, b = sorted(jobs, key=lambda j: j["t_start_ns"])
+        assert b["t_start_ns"] >= a["t_end_ns"]
+
+
+@pytest.mark.parametrize("program", ["compute", "ring", "stencil", "isort"])
+def test_real_programs_as_jobs_of_every_size(boot, program):
+    sizes = [1, 2, 7, 8, 16, 32]
+    cmds = ";".join(f"submit {program} {n} at {i % 4}" for i, n in enumerate(sizes))
+    r = boot(harts=36, bootargs=f'cmd="{cmds};jobs wait 200"', timeout=400)
+    assert r.status == 0, r.output
+    for n in sizes:
+        assert re.search(rf"^{program}: {n} tasks, .*ok$", r.output, re.M), (n, r.output)
+    assert "FAILED" not in r.output
+    table = r.output.split("mosaic> jobs wait")[1]
+    assert table.count(" ok\n") == len(sizes)
+
+
+def test_bad_jobs_are_refused_with_a_reason(boot):
+    r = boot(harts=36, bootargs='cmd="submit compute 0"')
+    assert r.status == 1 and "submit: refused: a job needs at least one core" in r.output
+    r = boot(harts=36, bootargs='cmd="submit compute 33"')
+    assert r.status == 1 and "33 cores is more than the machine has (32)" in r.output
+    r = boot(harts=36, bootargs='cmd="submit nosuch 2"')
+    assert r.status == 1 and "there is no program 'nosuch'" in r.output
+    r = boot(harts=36, bootargs='cmd="submit compute 2 at 9"')
+    assert r.status == 1 and "there is no micro-kernel 9 (there are 4)" in r.output
+    r = boot(harts=16, bootargs='partial_sim=4 cmd="submit sim 2"')
+    assert r.status == 1 and "needs a run time" in r.output
+    r = boot(harts=16, bootargs='partial_sim=4 scenario="0 0 two 100"')
+    assert r.status == 2 and "expected 'T_US HOME NTASKS RUN_US|PROGRAM[:ARG]'" in r.output
+    r = boot(harts=16, bootargs="partial_sim=4 policy=fifo")
+    assert r.status == 2 and "policy: 'fifo' is not a policy (ac or ab)" in r.output
+    # after refusals the system still runs jobs
+    r = boot(harts=36, bootargs='cmd="submit compute 0;submit compute 40;submit ring 4;jobs wait 100"')
+    assert "ring: 4 tasks" in r.output and "jobs: 1 ended, 0 still in the system" in r.output
+
+
+def test_policy_and_scheme_commands(boot):
+    r = boot(harts=16, bootargs='partial_sim=4 cmd="policy ab;scheme flood;policy;scheme;scheme ring"')
+    assert r.status == 2, r.output
+    assert "policy ab (sequencer-based atomic broadcast); the sequencer is micro-kernel" in r.output
+    assert "scheme flood" in r.output
+
+
+def test_trace_opens_as_chrome_trace(boot, tmp_path):
+    r = boot(harts=16, bootargs='partial_sim=4 alloc_trace=4096 scenario="fig22 500"', timeout=200)
+    assert r.status == 0, r.output
+    log = tmp_path / "run.log"
+    log.write_text(r.output)
+    out = tmp_path / "trace.json"
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "alloc-trace"), str(log), "-o", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    trace = json.loads(out.read_text())
+    events = trace["traceEvents"]
+    names = {e.get("args", {}).get("name") for e in events if e.get("ph") == "M"}
+    assert "core 0" in names
+    flows = [e for e in events if e.get("ph") == "s"]
+    assert flows, "every protocol message should be a flow arrow"
+    assert any(e.get("ph") == "X" and e["name"].startswith("job ") for e in events)
