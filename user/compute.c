@@ -19,13 +19,17 @@
  *                  "compute: <n> tasks, <m>x<m> matrix product per task, checksum <sum>, FAILED (<why>)".
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include "mosaic.h"
 
 #define NMAX 128 /* largest job */
 #define MDEFAULT 40
 #define MMAX 64
 
-static int64_t a_m[MMAX][MMAX], b_m[MMAX][MMAX], c_m[MMAX][MMAX];
+/* The matrices live on the heap: the bss of a user program must stay within one page. */
+struct matrices {
+	int64_t a[MMAX][MMAX], b[MMAX][MMAX], c[MMAX][MMAX];
+};
 
 static uint64_t lcg_state;
 
@@ -49,6 +53,34 @@ static void offsets(long arg, long rank, int64_t *c, int64_t *d)
 	*d = lcg_next() % 1000;
 }
 
+/* The product of the rank's matrices, each element checked against the closed form:
+ * mine[0] += mismatches, mine[1] += the sum of the elements. */
+static void multiply_and_check(struct matrices *w, long arg, long rank, int64_t m, int64_t *mine)
+{
+	int64_t s1 = m * (m - 1) / 2, s2 = (m - 1) * m * (2 * m - 1) / 6;
+	int64_t c, d;
+	offsets(arg, rank, &c, &d);
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < m; j++) {
+			w->a[i][j] = i + j + c;
+			w->b[i][j] = i - j + d;
+		}
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < m; j++) {
+			int64_t sum = 0;
+			for (int64_t k = 0; k < m; k++)
+				sum += w->a[i][k] * w->b[k][j];
+			w->c[i][j] = sum;
+		}
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < m; j++) {
+			int64_t a = i + c, e = d - j;
+			if (w->c[i][j] != a * e * m + (a + e) * s1 + s2)
+				mine[0]++;
+			mine[1] += w->c[i][j];
+		}
+}
+
 int mosaic_main(long arg)
 {
 	int64_t m = arg <= 0 ? MDEFAULT : arg > MMAX ? MMAX : arg;
@@ -63,34 +95,16 @@ int mosaic_main(long arg)
 	}
 	int64_t s1 = m * (m - 1) / 2, s2 = (m - 1) * m * (2 * m - 1) / 6;
 
-	/* the product */
-	int64_t c, d;
-	offsets(arg, rank, &c, &d);
-	for (int64_t i = 0; i < m; i++)
-		for (int64_t j = 0; j < m; j++) {
-			a_m[i][j] = i + j + c;
-			b_m[i][j] = i - j + d;
-		}
-	for (int64_t i = 0; i < m; i++)
-		for (int64_t j = 0; j < m; j++) {
-			int64_t sum = 0;
-			for (int64_t k = 0; k < m; k++)
-				sum += a_m[i][k] * b_m[k][j];
-			c_m[i][j] = sum;
-		}
-
-	/* each element against the closed form */
-	int64_t mine[2] = {0, 0}; /* mismatches, sum of the elements */
-	for (int64_t i = 0; i < m; i++)
-		for (int64_t j = 0; j < m; j++) {
-			int64_t a = i + c, e = d - j;
-			if (c_m[i][j] != a * e * m + (a + e) * s1 + s2)
-				mine[0]++;
-			mine[1] += c_m[i][j];
-		}
+	int64_t mine[3] = {0, 0, 0}; /* mismatches, sum of the elements, out of memory */
+	struct matrices *w = malloc(sizeof *w);
+	if (w)
+		multiply_and_check(w, arg, rank, m, mine);
+	else
+		mine[2] = 1;
+	free(w);
 
 	/* the verdict, the same on every rank */
-	int64_t all[2] = {0, 0}, want = 0;
+	int64_t all[3] = {0, 0, 0}, want = 0;
 	for (long r = 0; r < n; r++) {
 		int64_t cr, dr;
 		offsets(arg, r, &cr, &dr);
@@ -98,8 +112,10 @@ int mosaic_main(long arg)
 		want += m * sa * se + m * (sa + se) * s1 + m * m * s2;
 	}
 	char why[96] = "";
-	if (mosaic_allreduce(g, mine, all, 2, MOSAIC_OP_SUM) < 0)
+	if (mosaic_allreduce(g, mine, all, 3, MOSAIC_OP_SUM) < 0)
 		snprintf(why, sizeof why, "the final allreduce failed");
+	else if (all[2])
+		snprintf(why, sizeof why, "out of memory on %ld ranks", (long)all[2]);
 	else if (all[0])
 		snprintf(why, sizeof why, "%ld elements differ from the closed form", (long)all[0]);
 	else if (all[1] != want)

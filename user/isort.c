@@ -17,6 +17,7 @@
  *                  "isort: <n> tasks, <n*K> keys, FAILED (<why>)".
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "mosaic.h"
 
@@ -27,18 +28,21 @@
 #define RECV_CAP (4 * KMAX) /* the fullest bucket holds about 2.7 K keys */
 
 /* What went wrong; the final allreduce sums the counts over all ranks. */
-enum { F_CALL, F_CAPACITY, F_RANGE, F_ORDER, F_BOUNDARY, F_COUNT, F_SUM, NFAIL };
+enum { F_MEMORY, F_CALL, F_CAPACITY, F_RANGE, F_ORDER, F_BOUNDARY, F_COUNT, F_SUM, NFAIL };
 static const char *const fail_text[NFAIL] = {
-	"a kernel call failed", "a bucket overflowed", "a key outside its bucket", "a bucket not sorted",
+	"out of memory", "a kernel call failed", "a bucket overflowed", "a key outside its bucket", "a bucket not sorted",
 	"buckets out of order", "the key count changed", "the key sum changed",
 };
 
-static uint32_t keys[KMAX];       /* this rank's keys as drawn */
-static uint32_t sendbuf[KMAX];    /* the same, grouped by bucket */
-static uint32_t bucket[RECV_CAP]; /* the keys of this rank's bucket */
-static uint32_t sendcount[NMAX], recvcount[NMAX]; /* in keys */
-static uint32_t sc[NMAX], sd[NMAX], rc[NMAX], rd[NMAX]; /* in bytes, for alltoallv */
-static int64_t ends[NMAX][3]; /* per rank: key count, first key, last key */
+/* The arrays live on the heap: the bss of a user program must stay within one page. */
+struct isort_mem {
+	uint32_t keys[KMAX];       /* this rank's keys as drawn */
+	uint32_t sendbuf[KMAX];    /* the same, grouped by bucket */
+	uint32_t bucket[RECV_CAP]; /* the keys of this rank's bucket */
+	uint32_t sendcount[NMAX], recvcount[NMAX], fill[NMAX]; /* in keys */
+	uint32_t sc[NMAX], sd[NMAX], rc[NMAX], rd[NMAX]; /* in bytes, for alltoallv */
+	int64_t ends[NMAX][3]; /* per rank: key count, first key, last key */
+};
 
 static uint64_t lcg_state;
 
@@ -89,6 +93,87 @@ static void heap_sort(uint32_t *a, size_t len)
 	}
 }
 
+/* Draws, exchanges, sorts and checks the keys; fills fails[] (and the totals after it). */
+static void sort_and_check(struct isort_mem *w, long g, long n, long rank, long arg, long k, int64_t *fails)
+{
+	/* draw the keys and group them by bucket */
+	lcg_seed(arg, rank);
+	int64_t sum_before = 0;
+	for (long i = 0; i < k; i++) {
+		uint32_t key = 0;
+		for (int j = 0; j < 4; j++)
+			key += lcg_next() >> 16;
+		w->keys[i] = key / 4;
+		sum_before += w->keys[i];
+		w->sendcount[bucket_of(w->keys[i], (uint32_t)n)]++;
+	}
+	for (long b = 0, at = 0; b < n; b++) {
+		w->fill[b] = (uint32_t)at;
+		w->sd[b] = (uint32_t)(at * sizeof(uint32_t));
+		w->sc[b] = w->sendcount[b] * (uint32_t)sizeof(uint32_t);
+		at += w->sendcount[b];
+	}
+	for (long i = 0; i < k; i++)
+		w->sendbuf[w->fill[bucket_of(w->keys[i], (uint32_t)n)]++] = w->keys[i];
+
+	/* the counts, then the keys */
+	if (mosaic_alltoall(g, w->sendcount, sizeof(uint32_t), w->recvcount) < 0) {
+		fails[F_CALL]++;
+		memset(w->recvcount, 0, sizeof w->recvcount);
+	}
+	int64_t m = 0;
+	for (long s = 0; s < n; s++) {
+		w->rd[s] = (uint32_t)(m * (int64_t)sizeof(uint32_t));
+		w->rc[s] = w->recvcount[s] * (uint32_t)sizeof(uint32_t);
+		m += w->recvcount[s];
+	}
+	if (m > RECV_CAP)
+		fails[F_CAPACITY]++;
+	/* every rank goes on to the alltoallv, or none does */
+	int64_t trouble = fails[F_CALL] + fails[F_CAPACITY], any_trouble = 1;
+	if (mosaic_allreduce(g, &trouble, &any_trouble, 1, MOSAIC_OP_MAX) < 0) {
+		fails[F_CALL]++;
+		any_trouble = 1;
+	}
+	if (any_trouble) {
+		m = 0;
+	} else {
+		struct mosaic_alltoallv v = {w->sendbuf, w->sc, w->sd, w->bucket, w->rc, w->rd};
+		if (mosaic_alltoallv(g, &v) < 0) {
+			fails[F_CALL]++;
+			m = 0;
+		}
+	}
+
+	/* sort the bucket and check it */
+	uint32_t *b = w->bucket;
+	heap_sort(b, (size_t)m);
+	int64_t sum_after = 0;
+	for (int64_t i = 0; i < m; i++) {
+		sum_after += b[i];
+		if (bucket_of(b[i], (uint32_t)n) != (uint32_t)rank)
+			fails[F_RANGE]++;
+		if (i > 0 && b[i - 1] > b[i])
+			fails[F_ORDER]++;
+	}
+
+	/* the buckets in rank order: the previous non-empty bucket ends at or below my first key */
+	int64_t mine[3] = {m, m ? b[0] : 0, m ? b[m - 1] : 0};
+	if (mosaic_allgather(g, mine, sizeof mine, w->ends) < 0) {
+		fails[F_CALL]++;
+	} else if (m) {
+		long p = rank - 1;
+		while (p >= 0 && w->ends[p][0] == 0)
+			p--;
+		if (p >= 0 && w->ends[p][2] > mine[1])
+			fails[F_BOUNDARY]++;
+	}
+	fails[NFAIL] = k;
+	fails[NFAIL + 1] = sum_before;
+	fails[NFAIL + 2] = m;
+	fails[NFAIL + 3] = sum_after;
+}
+
 int mosaic_main(long arg)
 {
 	long k = arg <= 0 ? KDEFAULT : arg > KMAX ? KMAX : arg;
@@ -102,85 +187,19 @@ int mosaic_main(long arg)
 	}
 	int64_t fails[NFAIL + 4] = {0}; /* + keys and key sum, before and after */
 
-	/* draw the keys and group them by bucket */
-	lcg_seed(arg, rank);
-	int64_t sum_before = 0;
-	memset(sendcount, 0, sizeof sendcount);
-	for (long i = 0; i < k; i++) {
-		uint32_t key = 0;
-		for (int j = 0; j < 4; j++)
-			key += lcg_next() >> 16;
-		keys[i] = key / 4;
-		sum_before += keys[i];
-		sendcount[bucket_of(keys[i], (uint32_t)n)]++;
-	}
-	uint32_t fill[NMAX];
-	for (long b = 0, at = 0; b < n; b++) {
-		fill[b] = (uint32_t)at;
-		sd[b] = (uint32_t)(at * sizeof(uint32_t));
-		sc[b] = sendcount[b] * (uint32_t)sizeof(uint32_t);
-		at += sendcount[b];
-	}
-	for (long i = 0; i < k; i++)
-		sendbuf[fill[bucket_of(keys[i], (uint32_t)n)]++] = keys[i];
-
-	/* the counts, then the keys */
-	if (mosaic_alltoall(g, sendcount, sizeof(uint32_t), recvcount) < 0) {
+	/* sort only if every rank has its memory */
+	struct isort_mem *w = calloc(1, sizeof *w);
+	int64_t no_mem = !w, any_no_mem = 1;
+	if (mosaic_allreduce(g, &no_mem, &any_no_mem, 1, MOSAIC_OP_MAX) < 0) {
 		fails[F_CALL]++;
-		memset(recvcount, 0, sizeof recvcount);
+		any_no_mem = 1;
 	}
-	int64_t m = 0;
-	for (long s = 0; s < n; s++) {
-		rd[s] = (uint32_t)(m * (int64_t)sizeof(uint32_t));
-		rc[s] = recvcount[s] * (uint32_t)sizeof(uint32_t);
-		m += recvcount[s];
-	}
-	if (m > RECV_CAP)
-		fails[F_CAPACITY]++;
-	/* every rank goes on to the alltoallv, or none does */
-	int64_t trouble = fails[F_CALL] + fails[F_CAPACITY], any_trouble = 1;
-	if (mosaic_allreduce(g, &trouble, &any_trouble, 1, MOSAIC_OP_MAX) < 0) {
-		fails[F_CALL]++;
-		any_trouble = 1;
-	}
-	if (any_trouble) {
-		m = 0;
-	} else {
-		struct mosaic_alltoallv v = {sendbuf, sc, sd, bucket, rc, rd};
-		if (mosaic_alltoallv(g, &v) < 0) {
-			fails[F_CALL]++;
-			m = 0;
-		}
-	}
-
-	/* sort the bucket and check it */
-	heap_sort(bucket, (size_t)m);
-	int64_t sum_after = 0;
-	for (int64_t i = 0; i < m; i++) {
-		sum_after += bucket[i];
-		if (bucket_of(bucket[i], (uint32_t)n) != (uint32_t)rank)
-			fails[F_RANGE]++;
-		if (i > 0 && bucket[i - 1] > bucket[i])
-			fails[F_ORDER]++;
-	}
-
-	/* the buckets in rank order: the previous non-empty bucket ends at or below my first key */
-	int64_t mine[3] = {m, m ? bucket[0] : 0, m ? bucket[m - 1] : 0};
-	if (mosaic_allgather(g, mine, sizeof mine, ends) < 0) {
-		fails[F_CALL]++;
-	} else if (m) {
-		long p = rank - 1;
-		while (p >= 0 && ends[p][0] == 0)
-			p--;
-		if (p >= 0 && ends[p][2] > mine[1])
-			fails[F_BOUNDARY]++;
-	}
+	fails[F_MEMORY] = no_mem;
+	if (!any_no_mem)
+		sort_and_check(w, g, n, rank, arg, k, fails);
+	free(w);
 
 	/* the verdict, the same on every rank */
-	fails[NFAIL] = k;
-	fails[NFAIL + 1] = sum_before;
-	fails[NFAIL + 2] = m;
-	fails[NFAIL + 3] = sum_after;
 	int64_t all[NFAIL + 4];
 	char why[96] = "";
 	if (mosaic_allreduce(g, fails, all, NFAIL + 4, MOSAIC_OP_SUM) < 0) {

@@ -20,6 +20,7 @@
  *                  "stencil: <n> tasks, <n*16> cells x <T> iterations, FAILED (<why>)".
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include "mosaic.h"
 
 #define NMAX 128 /* largest job */
@@ -30,13 +31,16 @@
 #define HOT ((int64_t)1000 * ONE) /* the left end of the rod */
 #define COLD ((int64_t)0)         /* the right end */
 
-enum { F_CALL, F_HALO, F_MISMATCH, NFAIL };
-static const char *const fail_text[NFAIL] = {"a kernel call failed", "a halo message of the wrong size",
+enum { F_MEMORY, F_CALL, F_HALO, F_MISMATCH, NFAIL };
+static const char *const fail_text[NFAIL] = {"out of memory", "a kernel call failed", "a halo message of the wrong size",
 					     "cells differ from the serial computation"};
 
 static int64_t block[2][CELLS + 2]; /* this rank's cells, with a halo cell at each end */
-static int64_t gathered[NMAX * CELLS]; /* rank 0: every rank's final cells */
-static int64_t rod[2][NMAX * CELLS + 2]; /* rank 0: the serial computation, with the ends */
+/* Rank 0's arrays live on the heap: the bss of a user program must stay within one page. */
+struct rod_mem {
+	int64_t gathered[NMAX * CELLS]; /* every rank's final cells */
+	int64_t rod[2][NMAX * CELLS + 2]; /* the serial computation, with the ends */
+};
 static int64_t core_of[NMAX];
 
 static uint64_t lcg_state;
@@ -81,13 +85,16 @@ int mosaic_main(long arg)
 		return 1;
 	}
 	int64_t fails[NFAIL] = {0};
+	struct rod_mem *w = 0;
+	if (rank == 0 && !(w = calloc(1, sizeof *w)))
+		fails[F_MEMORY]++;
 
 	/* point-to-point messages go to core ids: the core of every rank */
 	int64_t me = mosaic_core_id();
 	if (mosaic_allgather(g, &me, sizeof me, core_of) < 0)
 		fails[F_CALL]++;
 	/* every rank goes on to the halo exchange, or none does */
-	int64_t trouble = fails[F_CALL], any_trouble = 1;
+	int64_t trouble = fails[F_CALL] + fails[F_MEMORY], any_trouble = 1;
 	if (mosaic_allreduce(g, &trouble, &any_trouble, 1, MOSAIC_OP_MAX) < 0) {
 		fails[F_CALL]++;
 		any_trouble = 1;
@@ -129,23 +136,24 @@ int mosaic_main(long arg)
 	}
 
 	/* rank 0: the whole rod again, serially, against the gathered blocks */
-	if (mosaic_gather(g, 0, &block[cur][1], CELLS * sizeof(int64_t), gathered) < 0)
+	if (!any_trouble && mosaic_gather(g, 0, &block[cur][1], CELLS * sizeof(int64_t), w ? w->gathered : 0) < 0)
 		fails[F_CALL]++;
 	if (rank == 0 && !any_trouble) {
 		long len = n * CELLS;
 		int s = 0;
 		for (long r = 0; r < n; r++)
-			initial_cells(arg, r, &rod[s][1 + r * CELLS]);
-		rod[0][0] = rod[1][0] = HOT;
-		rod[0][len + 1] = rod[1][len + 1] = COLD;
+			initial_cells(arg, r, &w->rod[s][1 + r * CELLS]);
+		w->rod[0][0] = w->rod[1][0] = HOT;
+		w->rod[0][len + 1] = w->rod[1][len + 1] = COLD;
 		for (long t = 0; t < t_end; t++) {
-			step(rod[s], rod[1 - s], len);
+			step(w->rod[s], w->rod[1 - s], len);
 			s = 1 - s;
 		}
 		for (long i = 0; i < len; i++)
-			if (gathered[i] != rod[s][1 + i])
+			if (w->gathered[i] != w->rod[s][1 + i])
 				fails[F_MISMATCH]++;
 	}
+	free(w);
 
 	/* the verdict, the same on every rank */
 	int64_t all[NFAIL];
