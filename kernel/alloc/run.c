@@ -56,7 +56,7 @@ static bool cand_before(const struct cand *a, const struct cand *b)
  */
 void home_satisfied(struct mk *m, struct home_job *j)
 {
-	static struct cand c[MOSAIC_MAX_HARTS];
+	struct cand c[MOSAIC_MAX_HARTS]; /* on this core's stack: every home maps at once */
 	unsigned n = 0;
 	for (unsigned d = 0; d < layout.ndomains; d++) {
 		if (!j->commit_count[d])

@@ -75,25 +75,26 @@ unsigned alloc_outstanding(void) { return outstanding[this_cpu()]; }
 
 int alloc_submit(const struct job_spec *s, const char **why)
 {
-	static char msg[128];
+	static char msgs[MOSAIC_MAX_HARTS][128]; /* each submitting core its own */
+	char *msg = msgs[this_cpu()];
 	const char *w = 0;
 	int e = 0;
 	if (!alloc_running) {
 		w = "job allocation is not running (no NoC or domains)", e = -ENXIO;
 	} else if (s->home >= layout.ndomains) {
-		snprintf(msg, sizeof msg, "there is no micro-kernel %u (there are %u)", s->home, layout.ndomains);
+		snprintf(msg, sizeof msgs[0], "there is no micro-kernel %u (there are %u)", s->home, layout.ndomains);
 		w = msg, e = -EINVAL;
 	} else if (s->ntasks == 0) {
 		w = "a job needs at least one core", e = -EINVAL;
 	} else if (s->ntasks > alloc_machine_cores()) {
-		snprintf(msg, sizeof msg, "%u cores is more than the machine has (%u)", s->ntasks,
+		snprintf(msg, sizeof msgs[0], "%u cores is more than the machine has (%u)", s->ntasks,
 			 alloc_machine_cores());
 		w = msg, e = -E2BIG;
 	} else if (layout.partial && (s->duration_us == 0 || s->duration_us > ALLOC_DURATION_MAX_US)) {
-		snprintf(msg, sizeof msg, "a simulated job needs a run time of 1..%u us", ALLOC_DURATION_MAX_US);
+		snprintf(msg, sizeof msgs[0], "a simulated job needs a run time of 1..%u us", ALLOC_DURATION_MAX_US);
 		w = msg, e = -EINVAL;
 	} else if (!layout.partial && !user_program_find(s->program)) {
-		snprintf(msg, sizeof msg, "there is no program '%.*s' (see 'programs')", ALLOC_PROGRAM_MAX, s->program);
+		snprintf(msg, sizeof msgs[0], "there is no program '%.*s' (see 'programs')", ALLOC_PROGRAM_MAX, s->program);
 		w = msg, e = -ENOENT;
 	} else if (!layout.partial && s->duration_us) {
 		w = "a run time is for partial simulation; real tasks run until they exit", e = -EINVAL;
