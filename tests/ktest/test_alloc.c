@@ -107,11 +107,12 @@ KTEST_STANDALONE(alloc, random_stress_all_schemes)
 {
 	enum alloc_scheme saved = alloc_cfg.scheme;
 	uint64_t v0 = alloc_violations;
-	const char *seeds[] = {"1", "2", "3"};
 	for (unsigned s = 0; s < ALLOC_SCHEMES; s++)
-		for (unsigned k = 0; k < 3; k++) {
-			alloc_cfg.scheme = (enum alloc_scheme)((s + k) % ALLOC_SCHEMES);
-			int st = scenario("random", seeds[k], layout.partial ? "24" : "10", layout.partial ? "800" : 0);
+		for (unsigned k = 0; k < 4; k++) {
+			char seed[8];
+			snprintf(seed, sizeof seed, "%u", 1 + s * 4 + k); /* 16 seeds, each scheme 4 of them */
+			alloc_cfg.scheme = (enum alloc_scheme)s;
+			int st = scenario("random", seed, layout.partial ? "24" : "10", layout.partial ? "800" : 0);
 			alloc_cfg.scheme = saved;
 			KT_ASSERT_EQ(st, 0);
 		}
