@@ -40,8 +40,8 @@ def test_mosaic_run_help():
 def test_make_help_lists_targets_and_variables():
     r = run(["make", "-s", "help"])
     assert r.returncode == 0
-    for word in ("qemu", "qemu-gdb", "gdb", "run", "test", "bench-boot", "bench-noc", "bench-kernel", "clean", "HARTS",
-                 "MESH", "BOOTARGS", "ACCEL", "ICOUNT"):
+    for word in ("qemu", "qemu-gdb", "gdb", "run", "test", "bench-boot", "bench-noc", "bench-kernel", "bench-alloc",
+                 "clean", "HARTS", "MESH", "BOOTARGS", "ACCEL", "ICOUNT"):
         assert re.search(rf"\b{word}\b", r.stdout), word
 
 

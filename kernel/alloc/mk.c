@@ -29,13 +29,17 @@ const char *alloc_kind_name(unsigned k) { return k < AK_KINDS && kind_names[k] ?
 
 /* The sequencer of atomic broadcast: the micro-kernel nearest the centre of the
  * mesh, so that the submissions travelling to it cross the fewest links on average. */
-unsigned sequencer_dom(void)
+static unsigned sequencer; /* chosen once by alloc_init: the layout never changes after boot */
+
+void sequencer_choose(void)
 {
 	uint16_t masters[MOSAIC_MAX_HARTS];
 	for (unsigned d = 0; d < layout.ndomains; d++)
 		masters[d] = (uint16_t)domain_master(d);
-	return domain_of(mesh_centre_of(masters, layout.ndomains));
+	sequencer = domain_of(mesh_centre_of(masters, layout.ndomains));
 }
+
+unsigned sequencer_dom(void) { return sequencer; }
 
 static void mk_init(struct mk *m, unsigned dom)
 {
@@ -355,9 +359,15 @@ static void on_request(struct mk *m, const struct alloc_hdr *h)
 			     .need = h->need};
 	if (h->home == m->dom) {
 		struct home_job *j = home_find(m, h->job);
-		if (j && j->state == HJ_SEQ_WAIT)
+		if (!j) {
+			/* AB: the job ran and ended on the others' commitments before its own request
+			 * reached its home: nothing to queue */
+			tomb_add(m, h->job, 0xffff);
+			return;
+		}
+		if (j->state == HJ_SEQ_WAIT)
 			j->state = HJ_REQUESTING;
-		else if (j && j->state != HJ_REQUESTING)
+		else if (j->state != HJ_REQUESTING)
 			e.need = 0; /* AB: satisfied by the others' commitments before its own request came */
 	}
 	wq_insert(m, &e);

@@ -217,6 +217,7 @@ struct home_job *home_find(struct mk *m, uint32_t job);
 void mk_commit(struct mk *m);
 void home_commit(struct mk *m, struct home_job *j, unsigned from, uint32_t count, const uint64_t *mask);
 unsigned sequencer_dom(void);
+void sequencer_choose(void);
 
 /* ---- submit.c ---- */
 /* Waits (doing background work) until a report-class message with this tag is visible;

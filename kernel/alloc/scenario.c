@@ -289,7 +289,23 @@ SHELL_CMD(scenario, "scenario NAME|\"T HOME N WHAT;...\" [ARGS] [repeat R] [time
 	}
 	if (n < 2)
 		return SHELL_USAGE;
-	int st = alloc_scenario(n - 1, argv + 1, (unsigned)reps, true, !quiet, timeout);
+	/* a list arrives split at its spaces (the shell has no quoting): join it again */
+	static const char *const names[] = {"fig22", "corners", "simul", "random"};
+	bool named = false;
+	for (unsigned i = 0; i < 4; i++)
+		named |= !strcmp(argv[1], names[i]);
+	char list[BOOTARG_STR_MAX];
+	char *joined[1] = {list};
+	if (!named) {
+		list[0] = 0;
+		for (int i = 1; i < n; i++) {
+			if (i > 1)
+				strlcpy(list + strlen(list), " ", sizeof list - strlen(list));
+			strlcpy(list + strlen(list), argv[i], sizeof list - strlen(list));
+		}
+	}
+	int st = named ? alloc_scenario(n - 1, argv + 1, (unsigned)reps, true, !quiet, timeout)
+		       : alloc_scenario(1, joined, (unsigned)reps, true, !quiet, timeout);
 	return st == 2 ? SHELL_USAGE : st;
 }
 
