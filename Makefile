@@ -36,7 +36,7 @@ USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring comput
 USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac -mabi=lp64 -mcmodel=medany -fno-pie -Iuser
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
-USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/user.ld
+USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/job.h user/user.ld
 
 KERNEL_DIRS := arch/riscv kernel kernel/msg kernel/dispatch kernel/alloc kernel/bench drivers drivers/noc lib tests/ktest
 SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))

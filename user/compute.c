@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "mosaic.h"
+#include "job.h"
 
 #define NMAX 128 /* largest job */
 #define MDEFAULT 40
@@ -30,20 +31,6 @@
 struct matrices {
 	int64_t a[MMAX][MMAX], b[MMAX][MMAX], c[MMAX][MMAX];
 };
-
-static uint64_t lcg_state;
-
-static uint32_t lcg_next(void)
-{
-	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (uint32_t)(lcg_state >> 32);
-}
-
-static void lcg_seed(long arg, long rank)
-{
-	lcg_state = (uint64_t)arg * 0x9e3779b97f4a7c15ULL + ((uint64_t)rank + 1) * 0xbf58476d1ce4e5b9ULL;
-	lcg_next();
-}
 
 /* The offsets of a rank's matrices. */
 static void offsets(long arg, long rank, int64_t *c, int64_t *d)

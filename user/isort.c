@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mosaic.h"
+#include "job.h"
 
 #define NMAX 128        /* largest job */
 #define MAXKEY (1u << 16)
@@ -43,20 +44,6 @@ struct isort_mem {
 	uint32_t sc[NMAX], sd[NMAX], rc[NMAX], rd[NMAX]; /* in bytes, for alltoallv */
 	int64_t ends[NMAX][3]; /* per rank: key count, first key, last key */
 };
-
-static uint64_t lcg_state;
-
-static uint32_t lcg_next(void)
-{
-	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (uint32_t)(lcg_state >> 32);
-}
-
-static void lcg_seed(long arg, long rank)
-{
-	lcg_state = (uint64_t)arg * 0x9e3779b97f4a7c15ULL + ((uint64_t)rank + 1) * 0xbf58476d1ce4e5b9ULL;
-	lcg_next();
-}
 
 /* The bucket (rank) of a key: slices of the key range in rank order. */
 static uint32_t bucket_of(uint32_t key, uint32_t n)
@@ -205,9 +192,7 @@ int mosaic_main(long arg)
 	if (mosaic_allreduce(g, fails, all, NFAIL + 4, MOSAIC_OP_SUM) < 0) {
 		snprintf(why, sizeof why, "the final allreduce failed");
 	} else {
-		for (int f = 0; f < F_COUNT && !why[0]; f++)
-			if (all[f])
-				snprintf(why, sizeof why, "%s, %ld times", fail_text[f], (long)all[f]);
+		job_first_failure(all, F_COUNT, fail_text, why, sizeof why);
 		if (!why[0] && all[NFAIL] != all[NFAIL + 2])
 			snprintf(why, sizeof why, "%s: %ld keys before, %ld after", fail_text[F_COUNT], (long)all[NFAIL],
 				 (long)all[NFAIL + 2]);

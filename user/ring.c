@@ -19,6 +19,7 @@
  */
 #include <stdio.h>
 #include "mosaic.h"
+#include "job.h"
 
 #define NMAX 128 /* largest job */
 #define RDEFAULT 3
@@ -104,9 +105,7 @@ int mosaic_main(long arg)
 	if (mosaic_allreduce(g, fails, all, NFAIL, MOSAIC_OP_SUM) < 0) {
 		snprintf(why, sizeof why, "the final allreduce failed");
 	} else {
-		for (int f = 0; f < NFAIL && !why[0]; f++)
-			if (all[f])
-				snprintf(why, sizeof why, "%s, %ld times", fail_text[f], (long)all[f]);
+		job_first_failure(all, NFAIL, fail_text, why, sizeof why);
 	}
 	if (rank == 0) {
 		if (!why[0])

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "mosaic.h"
+#include "job.h"
 
 #define NMAX 128 /* largest job */
 #define CELLS 16 /* per rank */
@@ -42,20 +43,6 @@ struct rod_mem {
 	int64_t rod[2][NMAX * CELLS + 2]; /* the serial computation, with the ends */
 };
 static int64_t core_of[NMAX];
-
-static uint64_t lcg_state;
-
-static uint32_t lcg_next(void)
-{
-	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (uint32_t)(lcg_state >> 32);
-}
-
-static void lcg_seed(long arg, long rank)
-{
-	lcg_state = (uint64_t)arg * 0x9e3779b97f4a7c15ULL + ((uint64_t)rank + 1) * 0xbf58476d1ce4e5b9ULL;
-	lcg_next();
-}
 
 /* The starting cells of a rank: between 0 and 1000.0. */
 static void initial_cells(long arg, long rank, int64_t *cells)
@@ -161,9 +148,7 @@ int mosaic_main(long arg)
 	if (mosaic_allreduce(g, fails, all, NFAIL, MOSAIC_OP_SUM) < 0) {
 		snprintf(why, sizeof why, "the final allreduce failed");
 	} else {
-		for (int f = 0; f < NFAIL && !why[0]; f++)
-			if (all[f])
-				snprintf(why, sizeof why, "%s, %ld times", fail_text[f], (long)all[f]);
+		job_first_failure(all, NFAIL, fail_text, why, sizeof why);
 	}
 	if (rank == 0) {
 		if (!why[0])
