@@ -25,6 +25,35 @@ static bool older_foreign_request(struct mk *m, const struct home_job *j)
 	return false;
 }
 
+/*
+ * Cancels every global request of this home that is still collecting and is
+ * younger than (t_submit, home, job). The trigger is an older request reaching
+ * this home: one from elsewhere, or one this home itself starts. The second case
+ * matters because two jobs of one home can hold cores for each other too (a
+ * younger one renewed or routed ahead of an older one takes cores the older one
+ * waits for); no other micro-kernel would ever cancel them.
+ */
+static void cancel_younger(struct mk *m, uint64_t t_submit, unsigned home, uint32_t job)
+{
+	for (struct home_job *j = m->jobs; j; j = j->next) {
+		if (j->state != HJ_REQUESTING || !j->global || j->id == job ||
+		    !order_before(t_submit, home, job, j->t_submit, m->dom, j->id))
+			continue;
+		struct wq_entry *own = wq_find(m, j->id);
+		if (own) {
+			check_release(own->job, m->dom, own->mask, own->committed);
+			wq_remove(m, own, true);
+		}
+		j->state = HJ_BLOCKED;
+		j->cancels++;
+		trace_event(TR_CANCEL, j->id, job, j->attempt);
+		tomb_add(m, j->id, j->attempt);
+		struct alloc_hdr c = {.kind = AK_CANCEL, .job = j->id, .home = m->dom, .attempt = j->attempt,
+				      .t_submit = j->t_submit, .need = j->spec.ntasks};
+		prop_start(m, &c, sizeof c);
+	}
+}
+
 static void request(struct mk *m, struct home_job *j)
 {
 	j->state = HJ_REQUESTING;
@@ -39,6 +68,7 @@ static void request(struct mk *m, struct home_job *j)
 	struct alloc_hdr h = {.kind = AK_REQ, .job = j->id, .home = m->dom, .attempt = j->attempt,
 			      .t_submit = j->t_submit, .need = j->spec.ntasks};
 	prop_start(m, &h, sizeof h);
+	cancel_younger(m, j->t_submit, m->dom, j->id);
 }
 
 void ac_begin(struct mk *m, struct home_job *j)
@@ -50,33 +80,29 @@ void ac_begin(struct mk *m, struct home_job *j)
 	request(m, j);
 }
 
-/* An older request arrived: cancel every younger request of this home still collecting. */
+/* An older request from another home arrived: cancel this home's younger ones. */
 void ac_on_request(struct mk *m, const struct alloc_hdr *h)
 {
-	if (h->home == m->dom)
-		return;
-	for (struct home_job *j = m->jobs; j; j = j->next) {
-		if (j->state != HJ_REQUESTING || !j->global ||
-		    !order_before(h->t_submit, h->home, h->job, j->t_submit, m->dom, j->id))
-			continue;
-		struct wq_entry *own = wq_find(m, j->id);
-		if (own) {
-			check_release(own->job, m->dom, own->mask, own->committed);
-			wq_remove(m, own, true);
-		}
-		j->state = HJ_BLOCKED;
-		j->cancels++;
-		trace_event(TR_CANCEL, j->id, h->job, j->attempt);
-		tomb_add(m, j->id, j->attempt);
-		struct alloc_hdr c = {.kind = AK_CANCEL, .job = j->id, .home = m->dom, .attempt = j->attempt,
-				      .t_submit = j->t_submit, .need = j->spec.ntasks};
-		prop_start(m, &c, sizeof c);
-	}
+	if (h->home != m->dom)
+		cancel_younger(m, h->t_submit, h->home, h->job);
 }
 
+/*
+ * Renews blocked jobs oldest first, so that a home's requests leave it in the
+ * global order (then they reach every micro-kernel in that order, and none of
+ * them has to cancel another). The oldest blocked job that must still wait for
+ * an older foreign request stops the walk: every younger one would wait too.
+ */
 void ac_periodic(struct mk *m)
 {
-	for (struct home_job *j = m->jobs; j; j = j->next)
-		if (j->state == HJ_BLOCKED && !older_foreign_request(m, j))
-			request(m, j);
+	for (;;) {
+		struct home_job *oldest = 0;
+		for (struct home_job *j = m->jobs; j; j = j->next)
+			if (j->state == HJ_BLOCKED &&
+			    (!oldest || order_before(j->t_submit, m->dom, j->id, oldest->t_submit, m->dom, oldest->id)))
+				oldest = j;
+		if (!oldest || older_foreign_request(m, oldest))
+			return;
+		request(m, oldest);
+	}
 }
