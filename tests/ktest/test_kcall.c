@@ -51,13 +51,23 @@ static volatile uint32_t ready, go;
 
 static volatile uint64_t worst_wait[MOSAIC_MAX_HARTS];
 
-/* A forwarded call, noting how many calls its master served while this one waited. */
+/*
+ * A forwarded call, noting how many calls its master served while this one waited,
+ * its own included. The count ends at this call's own entry in the master's log,
+ * not at the counter read after the reply: on a slow host the master serves more
+ * calls before this core runs again, and those did not delay this one.
+ */
 static int64_t timed_call(unsigned nr, uint64_t *a, const void *data, uint32_t len)
 {
 	unsigned me = this_cpu(), m = domain_master(domain_of(me));
 	uint64_t before = master_calls_served(m);
 	int64_t r = kcall(nr, a, data, len);
-	uint64_t waited = master_calls_served(m) - before;
+	uint64_t end = master_calls_served(m), waited = end - before;
+	for (uint64_t i = before; i < end; i++)
+		if (master_served_caller(m, i) == me) {
+			waited = i - before + 1;
+			break;
+		}
 	if (waited > worst_wait[me])
 		worst_wait[me] = waited;
 	return r;

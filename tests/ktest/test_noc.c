@@ -77,7 +77,7 @@ KTEST(noc, ping_pong)
  * without it guest time follows the host, which runs every hart in turn, so the
  * bound only catches gross errors. bench-noc measures the real figure. */
 #define OVERHEAD_NS_MAX_ICOUNT 2000 /* measured: 350-450 ns (docs/noc.md) */
-#define OVERHEAD_NS_MAX_HOST 2000000
+#define OVERHEAD_NS_MAX_HOST 10000000 /* 1-1.5 ms seen at 128 harts; a slow host doubles it */
 
 struct latency_run {
 	unsigned src, dst;
