@@ -20,6 +20,7 @@ const char *kstrerror(int err)
 	case ENOSYS: return "not implemented";
 	case EOVERFLOW: return "buffer too small for the message";
 	case EMSGSIZE: return "message too long";
+	case ENOTSUP: return "not supported here";
 	case ETIMEDOUT: return "timed out";
 	case ECANCELED: return "cancelled";
 	default: return "unknown error";

@@ -13,11 +13,12 @@
 #define EAGAIN 11    /* nothing to receive right now */
 #define ENOMEM 12
 #define EFAULT 14
-#define EBUSY 16     /* the destination mailbox has no free slot (no credit) */
+#define EBUSY 16     /* the destination mailbox has no free slot (no credit); a claim's team still runs */
 #define EINVAL 22
 #define ENOSYS 38
 #define EOVERFLOW 75 /* receive buffer smaller than the matched message; the message is kept */
 #define EMSGSIZE 90  /* message body above the maximum */
+#define ENOTSUP 95   /* claims: not in partial simulation, not from a micro-kernel */
 #define ETIMEDOUT 110
 #define ECANCELED 125 /* a task was cancelled */
 

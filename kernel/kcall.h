@@ -34,7 +34,13 @@ enum kcall_nr {
 	KC_JOB_WAIT = 49,
 	KC_JOB_SIZE = 50,  /* tasks in the caller's job */
 	KC_JOB_GROUP = 51, /* a group handle over the caller's job, in rank order */
-	KC_COUNT = 64,
+	/* invasive computing (claims and teams, docs/invasive.md): 64..79 */
+	KC_INVADE = 64,    /* (n, properties, cores out, capacity): up to n more cores */
+	KC_RETREAT = 65,   /* (cores, n): give them back */
+	KC_INFECT = 66,    /* (team, n): member i runs fn(arg) on claimed core i */
+	KC_TEAM_WAIT = 67, /* (results, capacity): the barrier at the end of a team */
+	KC_CLAIM = 68,     /* (cores out, capacity): the claim, in claim order */
+	KC_COUNT = 80,
 };
 
 /* The NoC traffic classes of forwarded calls and their replies (kernel/msg/msg.h). */

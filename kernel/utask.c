@@ -14,6 +14,8 @@
 #include "lib/string.h"
 #include "kernel/domain.h"
 #include "kernel/shell.h"
+#include "kernel/alloc/invasive.h"
+#include "drivers/noc/mesh.h"
 
 #define UTASK_REQUESTS 16 /* non-blocking message requests a task may have open */
 #define UTASK_GROUPS 4    /* groups a task may build */
@@ -120,7 +122,23 @@ static int load(struct utask *t, const struct user_program *p, uint64_t *entry)
 
 /* ---- running ---- */
 
-void utask_run(const char *name, uint64_t arg, struct utask_result *res)
+void utask_run(const char *name, uint64_t arg, struct utask_result *res) { utask_run_entry(name, 0, arg, res); }
+
+bool utask_entry_ok(const char *name, uint64_t fn)
+{
+	const struct user_program *p = user_program_find(name);
+	if (!p)
+		return false;
+	const struct elf64_ehdr *eh = (const struct elf64_ehdr *)p->start;
+	for (unsigned i = 0; i < eh->phnum; i++) {
+		const struct elf64_phdr *ph = (const struct elf64_phdr *)(p->start + eh->phoff) + i;
+		if (ph->type == PT_LOAD && (ph->flags & 1) && fn >= ph->vaddr && fn < ph->vaddr + ph->memsz && !(fn & 1))
+			return true;
+	}
+	return false;
+}
+
+void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, struct utask_result *res)
 {
 	*res = (struct utask_result){0};
 	const struct user_program *p = user_program_find(name);
@@ -152,6 +170,7 @@ void utask_run(const char *name, uint64_t arg, struct utask_result *res)
 	struct trap_frame frame = {0};
 	frame.regs[REG_SP] = stack_top;
 	frame.regs[10] = arg;
+	frame.regs[11] = fn; /* crt0: a team member's function, or 0 for main */
 	frame.sepc = entry;
 	/* U-mode, interrupts on once there, no FPU, no kernel access to user pages yet */
 	frame.sstatus = (csr_read(sstatus) & ~(SSTATUS_SPP | SSTATUS_SIE | SSTATUS_SUM | (3UL << 13))) | SSTATUS_SPIE;
@@ -162,6 +181,7 @@ void utask_run(const char *name, uint64_t arg, struct utask_result *res)
 	as_activate(0);
 	me->utask = 0;
 	irq_enable(); /* we left through a trap, with interrupts off */
+	claim_owner_end(); /* its team ends, its claimed cores go back */
 	if (t->brk > t->heap_start) {
 		/* give the task's heap back to the master's account for this core */
 		uint64_t back[6] = {(uint64_t)-(int64_t)(t->brk - t->heap_start)};
@@ -419,6 +439,63 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 	case KC_TIME_NS:
 	case KC_SLEEP_US:
 		return kcall((unsigned)nr, a, 0, 0);
+	case KC_INVADE: {
+		/* (n, properties, cores out, capacity): the new cores, nearest first; the
+		 * array must hold all that may come (n, or the whole machine if that is less) */
+		uint64_t most = a[0] < mesh.cores ? a[0] : mesh.cores;
+		if (a[2] && (a[3] < most || !user_range(t, a[2], most * sizeof(uint16_t), true)))
+			return a[3] < most ? -EINVAL : -EFAULT;
+		uint16_t got[MOSAIC_MAX_HARTS];
+		int64_t r = claim_invade((uint32_t)a[0], (unsigned)a[1], got);
+		if (r > 0 && a[2])
+			memcpy((void *)a[2], got, (size_t)r * sizeof got[0]);
+		return r;
+	}
+	case KC_RETREAT: {
+		/* (cores, n) */
+		if (!a[1] || a[1] > MOSAIC_MAX_HARTS)
+			return -EINVAL;
+		if (!user_range(t, a[0], a[1] * sizeof(uint16_t), false))
+			return -EFAULT;
+		uint16_t cores[MOSAIC_MAX_HARTS];
+		memcpy(cores, (const void *)a[0], a[1] * sizeof(uint16_t));
+		return claim_retreat(cores, (uint32_t)a[1]);
+	}
+	case KC_INFECT: {
+		/* (team entries, n): member i runs fn(arg) on claimed core i */
+		if (a[1] > MOSAIC_MAX_HARTS)
+			return -EINVAL;
+		if (a[1] && !user_range(t, a[0], a[1] * sizeof(struct team_entry), false))
+			return -EFAULT;
+		struct team_entry team[MOSAIC_MAX_HARTS];
+		memcpy(team, (const void *)a[0], a[1] * sizeof(struct team_entry));
+		for (uint64_t i = 0; i < a[1]; i++)
+			if (!utask_entry_ok(t->name, team[i].fn))
+				return -EINVAL; /* not code of this program */
+		return claim_infect(t->name, team, (uint32_t)a[1]);
+	}
+	case KC_TEAM_WAIT: {
+		/* (results out, capacity): every member's end */
+		if (a[0] && !user_range(t, a[0], a[1] * sizeof(struct member_result), true))
+			return -EFAULT;
+		if (!a[0] || a[1] > MOSAIC_MAX_HARTS)
+			return -EINVAL;
+		struct member_result res[MOSAIC_MAX_HARTS];
+		int64_t r = claim_team_wait(res, (uint32_t)a[1]);
+		if (r >= 0)
+			memcpy((void *)a[0], res, a[1] * sizeof res[0]);
+		return r;
+	}
+	case KC_CLAIM: {
+		/* (cores out, capacity): the claim's size; its cores in claim order */
+		if (a[0] && !user_range(t, a[0], a[1] * sizeof(uint16_t), true))
+			return -EFAULT;
+		uint16_t cores[MOSAIC_MAX_HARTS];
+		uint32_t n = claim_cores(cores, MOSAIC_MAX_HARTS);
+		if (a[0])
+			memcpy((void *)a[0], cores, (n < a[1] ? n : a[1]) * sizeof cores[0]);
+		return n;
+	}
 	default:
 		if ((nr >= KC_ISEND && nr <= KC_WAIT) || (nr >= KC_GROUP_INIT && nr <= KC_ALLTOALLV) || nr == KC_JOB_GROUP)
 			return user_msg_kcall(t, nr, a);

@@ -34,6 +34,11 @@ struct utask_result {
 /* Runs program `name` with argument arg on the calling core until it exits or is killed. */
 void utask_run(const char *name, uint64_t arg, struct utask_result *res);
 
+/* The same, entered at fn(arg) instead of main: a team member (kernel/alloc/team.c). */
+void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, struct utask_result *res);
+/* True if fn is an address in the code of program `name` (a team member's function). */
+bool utask_entry_ok(const char *name, uint64_t fn);
+
 /* Runs it on a pico-kernel core (the caller's own, or another through hart_call).
  * -EPERM on a micro-kernel, -ENXIO for no such core, -EBUSY if the core is busy. */
 int utask_run_on(unsigned core, const char *name, uint64_t arg, struct utask_result *res);

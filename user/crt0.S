@@ -1,4 +1,6 @@
-/* Entry of every user program: the kernel sets sp and a0 (the argument); mosaic_main's result is the exit code. */
+/* Entry of every user program: the kernel sets sp, a0 (the argument) and a1. With a1 = 0
+ * the task is a program and mosaic_main's result is its exit code; otherwise it is a
+ * team member (invasive computing) and a1 is its function, whose result is the exit code. */
 	.section .text.start, "ax"
 	.globl _start
 _start:
@@ -6,6 +8,9 @@ _start:
 	.option norelax
 	la gp, __global_pointer$
 	.option pop
-	call mosaic_main
+	beqz a1, 1f
+	jalr a1          /* a team member: int fn(long arg) */
+	call _exit
+1:	call mosaic_main
 	call _exit /* flushes stdout, then KC_EXIT */
-1:	j 1b
+2:	j 2b

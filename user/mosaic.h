@@ -39,6 +39,11 @@
 #define KC_ALLTOALLV 40
 #define KC_JOB_SIZE 50
 #define KC_JOB_GROUP 51
+#define KC_INVADE 64
+#define KC_RETREAT 65
+#define KC_INFECT 66
+#define KC_TEAM_WAIT 67
+#define KC_CLAIM 68
 
 #define MOSAIC_OP_SUM 1
 #define MOSAIC_OP_MIN 2
@@ -48,6 +53,9 @@
 #define MOSAIC_EINVAL (-22)
 #define MOSAIC_ENOMEM (-12)
 #define MOSAIC_ENOSYS (-38)
+#define MOSAIC_ENOENT (-2)
+#define MOSAIC_EBUSY (-16)
+#define MOSAIC_ENOTSUP (-95)
 #define MOSAIC_ANY (-1)
 
 /* The kernel's struct msg_status (kernel/msg/msg.h). */
@@ -176,6 +184,44 @@ static inline long mosaic_job_size(void) { return mosaic_call(KC_JOB_SIZE, 0, 0,
 static inline long mosaic_job_group(void) { return mosaic_call(KC_JOB_GROUP, 0, 0, 0, 0, 0); }
 
 /* Every program defines this; its result is the exit code. */
+/*
+ * Invasive computing (OctoPOS's invade/infect/retreat; docs/invasive.md). A task
+ * owns a claim: cores it invaded, apart from its own. invade may be satisfied in
+ * part and returns how many cores it got; infect starts a team, one member per
+ * claimed core (member i runs fn(arg) on core i of the claim, in a fresh instance
+ * of this program: members share no memory with the owner); team_wait is the
+ * barrier that ends the phase and gives every member's result. While a team runs,
+ * invade, retreat and infect answer MOSAIC_EBUSY. The claim is given back when
+ * the task ends.
+ */
+#define MOSAIC_INVADE_DOMAIN 0   /* cores of the owner's own domain only */
+#define MOSAIC_INVADE_ANYWHERE 1 /* any domain: through the job allocation protocol */
+struct mosaic_member {
+	int (*fn)(long arg);
+	long arg;
+};
+/* The kernel's struct member_result (kernel/alloc/invasive.h). */
+struct mosaic_member_result {
+	int32_t status; /* 0: ran to its end; MOSAIC_EFAULT: killed; else why it could not start */
+	int32_t value;  /* what fn returned (an int, like an exit code) */
+	uint16_t core, pad[3];
+	uint64_t t_start_ns, t_end_ns;
+};
+static inline long mosaic_invade(long n, int props, uint16_t *got, size_t cap)
+{
+	return mosaic_call(KC_INVADE, n, props, (long)got, (long)cap, 0);
+}
+static inline long mosaic_retreat(const uint16_t *cores, size_t n) { return mosaic_call(KC_RETREAT, (long)cores, (long)n, 0, 0, 0); }
+static inline long mosaic_infect(const struct mosaic_member *team, size_t n)
+{
+	return mosaic_call(KC_INFECT, (long)team, (long)n, 0, 0, 0);
+}
+static inline long mosaic_team_wait(struct mosaic_member_result *out, size_t cap)
+{
+	return mosaic_call(KC_TEAM_WAIT, (long)out, (long)cap, 0, 0, 0);
+}
+static inline long mosaic_claim(uint16_t *cores, size_t cap) { return mosaic_call(KC_CLAIM, (long)cores, (long)cap, 0, 0, 0); }
+
 int mosaic_main(long arg);
 
 #endif

@@ -22,7 +22,9 @@ static const char *const kind_names[AK_KINDS] = {
 	[AK_SUBMIT] = "SUBMIT", [AK_REQ] = "REQ", [AK_RESP] = "RESP", [AK_SPAWN] = "SPAWN",
 	[AK_CANCEL] = "CANCEL", [AK_SEQ_SUBMIT] = "SEQ_SUBMIT", [AK_SEQ_ALLOC] = "SEQ_ALLOC",
 	[AK_TASK_DONE] = "TASK_DONE", [AK_PART_DONE] = "PART_DONE", [AK_PING] = "PING", [AK_TINIT] = "TINIT",
-	[AK_ECHO] = "ECHO", [AK_LINKDOWN] = "LINKDOWN",
+	[AK_ECHO] = "ECHO", [AK_LINKDOWN] = "LINKDOWN", [AK_INVADE] = "INVADE", [AK_CLAIM_REQ] = "CLAIM_REQ",
+	[AK_CLAIM_RESP] = "CLAIM_RESP", [AK_CLAIM_FREE] = "CLAIM_FREE", [AK_RETREAT] = "RETREAT",
+	[AK_INFECT] = "INFECT", [AK_TEAM_START] = "TEAM_START", [AK_MEMBER_DONE] = "MEMBER_DONE",
 };
 
 const char *alloc_kind_name(unsigned k) { return k < AK_KINDS && kind_names[k] ? kind_names[k] : "?"; }
@@ -216,7 +218,7 @@ struct home_job *home_find(struct mk *m, uint32_t job)
 /* ---- commitment ---- */
 
 /* Real-task mode: takes the free core nearest `near` (the job's home micro-kernel). */
-static unsigned take_nearest(struct mk *m, unsigned near)
+unsigned mk_take_nearest(struct mk *m, unsigned near)
 {
 	unsigned best = ~0u, best_h = ~0u;
 	for (unsigned c = 0; c < mesh.cores; c++)
@@ -248,7 +250,7 @@ void mk_commit(struct mk *m)
 		uint64_t chosen[2] = {0, 0};
 		if (!layout.partial)
 			for (uint32_t k = 0; k < give; k++)
-				mask_set(chosen, take_nearest(m, domain_master(e->home)));
+				mask_set(chosen, mk_take_nearest(m, domain_master(e->home)));
 		check_commit_order(m, e);
 		e->committed += give;
 		e->mask[0] |= chosen[0];
@@ -449,6 +451,20 @@ static void handle(struct mk *m, struct alloc_hdr *h, uint32_t len)
 		else if (prop_receive(m, h, len))
 			prop_on_linkdown(m, h);
 		break;
+	case AK_INVADE:
+	case AK_CLAIM_REQ:
+	case AK_CLAIM_RESP:
+	case AK_CLAIM_FREE:
+	case AK_RETREAT:
+	case AK_INFECT:
+		claim_handle(m, h, len);
+		break;
+	case AK_TEAM_START:
+		team_start(m, h, len);
+		break;
+	case AK_MEMBER_DONE:
+		claim_member_done(m, h, len);
+		break;
 	default:
 		kprintf("alloc: micro-kernel %u dropped a message of unknown kind %u from core %u\n", m->dom, h->kind,
 			h->from);
@@ -512,6 +528,8 @@ bool alloc_step(void)
 		periodic(m);
 		did = true;
 	}
+	if (m->starting)
+		team_retry(m); /* a member's core was still ending its last call; it wakes us when done */
 	inside[me] = false;
 	return did;
 }

@@ -12,12 +12,14 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "kernel/alloc/alloc.h"
+#include "kernel/alloc/invasive.h"
 #include "kernel/msg/msg.h"
 #include "kernel/dispatch/task.h"
 
 /* NoC traffic classes (kernel/msg/msg.h; KERNEL and KERNEL+1 are the kernel calls'). */
 #define MSG_TYPE_ALLOC (MSG_TYPE_KERNEL + 2)
 #define MSG_TYPE_ALLOC_REPORT (MSG_TYPE_KERNEL + 3)
+#define MSG_TYPE_CLAIM (MSG_TYPE_KERNEL + 4) /* micro-kernel -> a claim's owner core: replies (claim.c) */
 
 enum alloc_kind {
 	AK_SUBMIT = 1,  /* submitter -> home: a new job (body: struct job_spec) */
@@ -33,6 +35,15 @@ enum alloc_kind {
 	AK_TINIT,       /* propagated with echo: the adaptive pattern's initialisation phase */
 	AK_ECHO,        /* reply along the reverse path of PING/TINIT */
 	AK_LINKDOWN,    /* flooded: a grid link is marked failed; adaptive trees are re-formed */
+	/* invasive computing (kernel/alloc/claim.c, team.c; docs/invasive.md) */
+	AK_INVADE,      /* owner core -> its micro-kernel: n more cores for its claim */
+	AK_CLAIM_REQ,   /* claim's home -> every other micro-kernel: commit what is free now (never waits) */
+	AK_CLAIM_RESP,  /* -> the claim's home: cores committed (count may be 0) */
+	AK_CLAIM_FREE,  /* -> a core's micro-kernel: these claimed cores are free again */
+	AK_RETREAT,     /* owner core -> its micro-kernel: give these cores back */
+	AK_INFECT,      /* owner core -> its micro-kernel: start a team (body: members) */
+	AK_TEAM_START,  /* claim's home -> a micro-kernel: start these members on your cores */
+	AK_MEMBER_DONE, /* member's core -> the claim's home: it ended (value, status) */
 	AK_KINDS
 };
 const char *alloc_kind_name(unsigned k);
@@ -199,6 +210,9 @@ struct mk {
 	unsigned nsq, sq_cap;
 	uint32_t seq_current;   /* job being allocated (0: none) */
 	struct task retry;      /* real-task mode: try again to start tasks whose core was busy */
+	/* invasive computing */
+	struct claim *claims;   /* claims whose owner runs in this domain */
+	struct team_member *starting; /* members whose core was still ending its previous call */
 };
 
 extern struct mk mks[MOSAIC_MAX_HARTS];
@@ -245,6 +259,59 @@ void spawn_receive(struct mk *m, const struct alloc_hdr *h, uint32_t len);
 void run_task_done(struct mk *m, const struct alloc_hdr *h);
 void run_part_done(struct mk *m, const struct alloc_hdr *h);
 void run_reap(struct mk *m);
+
+/* ---- claim.c, team.c: invasive computing (docs/invasive.md) ---- */
+#define AF_ANYWHERE 8 /* INVADE, CLAIM_REQ: cores may come from any domain */
+/* Reply tags of MSG_TYPE_CLAIM messages to an owner core. */
+enum { CLAIM_TAG_INVADE = 1, CLAIM_TAG_RETREAT, CLAIM_TAG_INFECT, CLAIM_TAG_TEAM };
+
+/* One member of a team as it travels in INFECT and TEAM_START bodies. */
+struct member_spec {
+	uint64_t fn, arg;
+	uint16_t core, index;
+	uint32_t pad;
+};
+/* Body of INFECT and TEAM_START after the header: the program, then `count` members. */
+struct team_body {
+	char program[ALLOC_PROGRAM_MAX];
+	uint16_t owner;
+	uint16_t pad[3];
+};
+
+enum claim_state { CL_IDLE = 0, CL_INVADING, CL_TEAM };
+struct claim {
+	struct claim *next;
+	uint32_t id;
+	uint16_t owner;          /* the core of the task that owns it */
+	uint8_t state;           /* enum claim_state */
+	uint64_t mask[2];        /* its cores, all domains */
+	uint32_t ncores;
+	/* an invade in progress */
+	uint32_t want, pending;
+	uint64_t fresh[2];       /* cores this invade keeps so far */
+	uint64_t offered[2];     /* cores other micro-kernels committed, not yet kept or returned */
+	/* the team in progress */
+	uint32_t members, done, failed;
+	uint64_t t_infect;
+	struct member_result *results; /* one per member, in member order */
+};
+
+/* A member waiting to be started on its core (team.c). */
+struct team_member {
+	struct team_member *next;
+	struct member_spec spec;
+	uint32_t claim;
+	uint16_t home_core, owner;
+	char program[ALLOC_PROGRAM_MAX];
+};
+
+void claim_handle(struct mk *m, struct alloc_hdr *h, uint32_t len);
+void team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len);
+void team_retry(struct mk *m);
+void claim_member_done(struct mk *m, const struct alloc_hdr *h, uint32_t len);
+unsigned mk_take_nearest(struct mk *m, unsigned near);
+void claim_print_all(void);
+uint32_t mk_spare(const struct mk *m);
 
 /* ---- propagate.c: the four schemes ---- */
 void prop_start(struct mk *m, struct alloc_hdr *h, uint32_t len);

@@ -1,0 +1,80 @@
+/*
+ * Teams (OctoPOS's infect): each micro-kernel starts the members that run on
+ * its own cores, one user task per core. A member is a fresh instance of the
+ * owner's program entered at the member's function with its argument; it runs
+ * to completion, and its core tells the claim's home how it ended. Members
+ * share no memory with the owner (each task has its own address space): what
+ * they compute comes back as their return value or through messages.
+ */
+#include "kernel/alloc/proto.h"
+#include "kernel/domain.h"
+#include "kernel/hart.h"
+#include "kernel/kheap.h"
+#include "kernel/panic.h"
+#include "kernel/errno.h"
+#include "kernel/utask.h"
+#include "drivers/timer.h"
+#include "lib/string.h"
+
+/* Runs on the member's core; the last thing it does is tell the claim's home. */
+static void member_main(void *arg)
+{
+	struct team_member *tm = arg;
+	struct team_member mine = *tm;
+	kfree(tm);
+	struct utask_result res;
+	uint64_t t_start = timer_now_ns();
+	utask_run_entry(mine.program, mine.spec.fn, mine.spec.arg, &res);
+	struct {
+		struct alloc_hdr h;
+		struct member_result r;
+	} msg = {
+		.h = {.kind = AK_MEMBER_DONE, .job = mine.claim, .from = (uint16_t)this_cpu(), .count = mine.spec.index},
+		.r = {.status = res.status, .value = res.status ? 0 : res.exit_code, .core = (uint16_t)this_cpu(),
+		      .t_start_ns = t_start, .t_end_ns = timer_now_ns()},
+	};
+	mk_send_core(0, mine.home_core, &msg.h, sizeof msg);
+}
+
+/* Hands each waiting member to its core; a core still ending its last call wakes us when it is done. */
+void team_retry(struct mk *m)
+{
+	for (struct team_member **pp = &m->starting; *pp;) {
+		struct team_member *tm = *pp;
+		struct team_member *next = tm->next;
+		if (hart_call(tm->spec.core, member_main, tm)) {
+			*pp = next; /* tm now belongs to its core */
+			continue;
+		}
+		pp = &tm->next;
+	}
+}
+
+void team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len)
+{
+	const struct team_body *b = (const struct team_body *)(h + 1);
+	const struct member_spec *ms = (const struct member_spec *)(b + 1);
+	if (len != sizeof *h + sizeof *b + h->count * sizeof *ms) {
+		check_fail("micro-kernel %u: malformed team of claim %u (%u bytes)", m->dom, h->job, len);
+		return;
+	}
+	struct team_member **tail = &m->starting;
+	while (*tail)
+		tail = &(*tail)->next;
+	for (uint32_t i = 0; i < h->count; i++) {
+		if (domain_of(ms[i].core) != m->dom) {
+			check_fail("micro-kernel %u: member on core %u of another domain", m->dom, ms[i].core);
+			continue;
+		}
+		struct team_member *tm = kmalloc(sizeof *tm);
+		if (!tm)
+			panic("claim: out of memory for a team member");
+		*tm = (struct team_member){.spec = ms[i], .claim = h->job, .home_core = (uint16_t)domain_master(h->home),
+					   .owner = b->owner};
+		memcpy(tm->program, b->program, sizeof tm->program);
+		tm->program[ALLOC_PROGRAM_MAX - 1] = 0;
+		*tail = tm;
+		tail = &tm->next;
+	}
+	team_retry(m);
+}
