@@ -8,6 +8,8 @@
  *                 invade, retreat and infect while a team runs: busy
  *   4 anywhere    invade anywhere (run by several owners at once), infect, check, retreat
  *   5 fault       a member that faults is reported to the owner; the others ran
+ *   6 leave       the owner ends with a team running and cores claimed: the kernel
+ *                 waits for the team and gives every core back
  */
 #include <stdio.h>
 #include "mosaic.h"
@@ -170,6 +172,21 @@ static int fault(void)
 	return 0;
 }
 
+static int leave(void)
+{
+	uint16_t got[8];
+	long n = mosaic_invade(3, MOSAIC_INVADE_DOMAIN, got, 8);
+	CHECK(n == 3);
+	long m = mosaic_invade(2, MOSAIC_INVADE_ANYWHERE, got + n, 5);
+	CHECK(m == 2);
+	struct mosaic_member team[5];
+	for (int i = 0; i < 5; i++)
+		team[i] = (struct mosaic_member){slow, 5000};
+	CHECK(mosaic_infect(team, 5) == 0);
+	printf("invtest leave: ends with a team of 5 running\n");
+	return 0; /* no team_wait, no retreat */
+}
+
 int mosaic_main(long arg)
 {
 	switch (arg % 100) {
@@ -178,8 +195,9 @@ int mosaic_main(long arg)
 	case 3: return infect();
 	case 4: return anywhere(arg / 100 ? arg / 100 : 4);
 	case 5: return fault();
+	case 6: return leave();
 	default:
-		printf("invtest: no case %ld (1 partial, 2 retreat, 3 infect, 4 anywhere [+100 x cores], 5 fault)\n", arg);
+		printf("invtest: no case %ld (1 partial, 2 retreat, 3 infect, 4 anywhere [+100 x cores], 5 fault, 6 leave)\n", arg);
 		return 1;
 	}
 }

@@ -1,0 +1,46 @@
+"""Invasive computing (docs/invasive.md): the in-kernel suite `invasive` under both
+allocation policies, the example programs, and the `claims` shell command."""
+import re
+
+import pytest
+
+from conftest import ktest_summary
+
+
+@pytest.mark.parametrize("policy", ["ac", "ab"])
+def test_invasive_suite(boot, policy):
+    r = boot(harts=36, bootargs=f"policy={policy} alloc_check=1 ktest=invasive", timeout=300)
+    assert r.status == 0, r.output
+    assert ktest_summary(r.output) == (6, 0)
+    assert "INVARIANT VIOLATED" not in r.output
+    # the faulting member was named to its owner, by the kernel and by the owner itself
+    assert re.search(r"mosaic: claim \d+: member 1 on core \d+ was killed \(bad address\); reported to its owner",
+                     r.output)
+    assert re.search(r"invtest fault: member 1 on core \d+ was killed, reported to its owner", r.output)
+    got = [int(g) for g in re.findall(r"invtest anywhere: core \d+ asked for \d+ cores, got (\d+)", r.output)]
+    assert len(got) == 12 and all(g > 0 for g in got)
+
+
+def test_parallel_loop_grows_and_shrinks(boot):
+    r = boot(harts=36, bootargs='alloc_check=1 cmd="run ploop 30000"', timeout=120)
+    assert r.status == 0, r.output
+    phases = re.findall(r"ploop: phase (\d) on (\d+) cores \(asked (\d+)\): sum \d+ ok", r.output)
+    assert [(int(p), int(n)) for p, n, _ in phases] == [(0, 1), (1, 3), (2, 6), (3, 2), (4, 5), (5, 1)]
+    assert "ploop: ok" in r.output
+
+
+def test_breakeven_program_measures_every_point(boot):
+    r = boot(harts=64, bootargs='cmd="run breakeven 1"', icount=True, timeout=300)
+    assert r.status == 0, r.output
+    ops = re.findall(r'INVBENCH \{"op":"(\w+)","scope":"(\w+)","n":(\d+)', r.output)
+    assert {(o, s) for o, s, _ in ops} >= {("invade", "domain"), ("invade", "across"), ("retreat", "domain"),
+                                           ("retreat", "across"), ("infect", "anywhere"), ("overhead", "anywhere")}
+    assert sorted(int(n) for o, _, n in ops if o == "infect") == list(range(1, 33))
+    assert "breakeven: done" in r.output
+
+
+def test_claims_command(boot):
+    r = boot(harts=36, bootargs='cmd="claims;claims extra"', timeout=60)
+    assert "no claims" in r.output
+    assert "usage: claims" in r.output
+
