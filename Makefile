@@ -45,7 +45,7 @@ OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH))
 
-.PHONY: all deps check-harts qemu qemu-gdb gdb run test bench-boot bench-noc bench-kernel bench-alloc clean help
+.PHONY: all deps check-harts qemu qemu-gdb gdb run test bench-boot bench-noc bench-kernel bench-alloc bench-invade clean help
 
 all: deps $(KERNEL)
 
@@ -125,6 +125,9 @@ bench-noc: all
 bench-kernel: all
 	python3 scripts/bench-kernel
 
+bench-invade: all
+	python3 scripts/bench-invade
+
 bench-alloc: all
 	python3 scripts/bench-alloc
 
@@ -147,6 +150,8 @@ help:
 	@echo "  make bench-kernel kernel calls local vs forwarded, contention (-icount) -> build/bench/kernel.json"
 	@echo "  make bench-alloc  the thesis's job allocation figures 5.1-5.6 (-icount, ~25 min) -> build/bench/alloc.json,"
 	@echo "                  CSV and PNG per figure; scripts/bench-alloc --quick|--only 5.3|--docs (docs/experiments.md)"
+	@echo "  make bench-invade invade/retreat/infect costs and the break-even loop (OctoPOS, -icount, ~1 min)"
+	@echo "                  -> build/bench/invade.json"
 	@echo "  make deps       install (as root) or name the missing Debian packages"
 	@echo "  make clean      remove build/"
 	@echo
