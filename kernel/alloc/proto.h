@@ -259,6 +259,7 @@ void spawn_receive(struct mk *m, const struct alloc_hdr *h, uint32_t len);
 void run_task_done(struct mk *m, const struct alloc_hdr *h);
 void run_part_done(struct mk *m, const struct alloc_hdr *h);
 void run_reap(struct mk *m);
+void mk_retry_later(struct mk *m);
 
 /* ---- claim.c, team.c: invasive computing (docs/invasive.md) ---- */
 #define AF_ANYWHERE 8 /* INVADE, CLAIM_REQ: cores may come from any domain */

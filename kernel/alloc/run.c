@@ -390,7 +390,14 @@ void run_reap(struct mk *m)
 		kfree(p->cores);
 		kfree(p);
 	}
-	if (waiting && (m->retry.state == TASK_CREATED || m->retry.done)) {
+	if (waiting)
+		mk_retry_later(m);
+}
+
+/* Looks again in a millisecond (a dispatcher task marks the state changed), in WFI meanwhile. */
+void mk_retry_later(struct mk *m)
+{
+	if (m->retry.state == TASK_CREATED || m->retry.done) {
 		task_init(&m->retry, retry_task, 0, 0);
 		task_set_timing(&m->retry, timer_us_to_ticks(1000), 0);
 		task_dispatch(&m->retry, this_cpu());

@@ -36,7 +36,8 @@ static void member_main(void *arg)
 	mk_send_core(0, mine.home_core, &msg.h, sizeof msg);
 }
 
-/* Hands each waiting member to its core; a core still ending its last call wakes us when it is done. */
+/* Hands each waiting member to its core. A core still ending its last member wakes
+ * us when done; one busy with something else (a shell `run`) is tried every millisecond. */
 void team_retry(struct mk *m)
 {
 	for (struct team_member **pp = &m->starting; *pp;) {
@@ -48,6 +49,8 @@ void team_retry(struct mk *m)
 		}
 		pp = &tm->next;
 	}
+	if (m->starting)
+		mk_retry_later(m);
 }
 
 void team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len)
