@@ -21,15 +21,15 @@ struct owner_view {
 };
 static struct owner_view views[MOSAIC_MAX_HARTS]; /* views[c]: written by core c only */
 
-static int64_t ask(struct alloc_hdr *h, uint32_t len, int tag, void *body, uint32_t cap)
+/* Waits for the micro-kernel's answer with this tag: its result, and its body into `body`
+ * (cap bytes at most; the answers are sized by the calls that expect them). */
+static int64_t await_answer(int tag, void *body, uint32_t cap)
 {
 	unsigned me = this_cpu();
-	h->from = (uint16_t)me;
-	mk_send_core(0, domain_master(domain_of(me)), h, len);
 	uint32_t size = sizeof(int64_t) + cap;
 	uint8_t *msg = kmalloc(size);
 	if (!msg)
-		return -ENOMEM; /* cannot happen for long: the answer stays queued for the next wait */
+		return -ENOMEM; /* the answer stays queued for the next wait with this tag */
 	struct msg_request req;
 	struct msg_status st;
 	int e = msg_irecv_typed(MSG_TYPE_CLAIM, (int)domain_master(domain_of(me)), tag, msg, size, &req);
@@ -43,6 +43,15 @@ static int64_t ask(struct alloc_hdr *h, uint32_t len, int tag, void *body, uint3
 	}
 	kfree(msg);
 	return r;
+}
+
+/* Sends a request to the micro-kernel of this core's domain and waits for its answer. */
+static int64_t ask(struct alloc_hdr *h, uint32_t len, int tag, void *body, uint32_t cap)
+{
+	unsigned me = this_cpu();
+	h->from = (uint16_t)me;
+	mk_send_core(0, domain_master(domain_of(me)), h, len);
+	return await_answer(tag, body, cap);
 }
 
 static bool usable(void)
@@ -137,24 +146,9 @@ int64_t claim_team_wait(struct member_result *out, uint32_t cap)
 	struct owner_view *v = &views[this_cpu()];
 	if (!v->team || cap < v->members)
 		return -EINVAL;
-	unsigned me = this_cpu();
-	uint32_t size = sizeof(int64_t) + v->members * sizeof(struct member_result);
-	uint8_t *msg = kmalloc(size);
-	if (!msg)
-		return -ENOMEM;
-	struct msg_request req;
-	struct msg_status st;
-	int e = msg_irecv_typed(MSG_TYPE_CLAIM, (int)domain_master(domain_of(me)), CLAIM_TAG_TEAM, msg, size, &req);
-	if (!e)
-		e = msg_wait(&req, &st);
-	int64_t r = e;
-	if (!e) {
-		memcpy(&r, msg, sizeof r);
-		if (out)
-			memcpy(out, msg + sizeof r, st.len - sizeof r);
+	int64_t r = await_answer(CLAIM_TAG_TEAM, out, v->members * sizeof(struct member_result));
+	if (r != -ENOMEM)
 		v->team = false;
-	}
-	kfree(msg);
 	return r;
 }
 
