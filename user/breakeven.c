@@ -55,17 +55,24 @@ static int invade_retreat(long dc, int anywhere)
 	return 0;
 }
 
+/* Invades exactly n cores anywhere into got; on a shortfall says so, gives back what came, false. */
+static int invade_exactly(long n, uint16_t *got, const char *what)
+{
+	long k = mosaic_invade(n, MOSAIC_INVADE_ANYWHERE, got, 128);
+	if (k == n)
+		return 1;
+	printf("breakeven: %s %ld: could only invade %ld cores\n", what, n, k);
+	if (k > 0)
+		mosaic_retreat(got, (size_t)k);
+	return 0;
+}
+
 /* infect of k cores: the call, the time until each member starts, and the whole phase. */
 static int infect(long k)
 {
 	uint16_t got[128];
-	long n = mosaic_invade(k, MOSAIC_INVADE_ANYWHERE, got, 128);
-	if (n != k) {
-		printf("breakeven: infect %ld: could only invade %ld cores\n", k, n);
-		if (n > 0)
-			mosaic_retreat(got, (size_t)n);
+	if (!invade_exactly(k, got, "infect"))
 		return 1;
-	}
 	long call[32], first[32], last[32], phase[32];
 	struct mosaic_member team[128];
 	struct mosaic_member_result res[128];
@@ -111,13 +118,8 @@ static int breakeven(long p)
 	struct mosaic_member_result res[128];
 	for (long r = 0; r < reps; r++) {
 		long t0 = mosaic_time_ns();
-		long n = mosaic_invade(p, MOSAIC_INVADE_ANYWHERE, got, 128);
-		if (n != p) {
-			printf("breakeven: p=%ld: could only invade %ld cores\n", p, n);
-			if (n > 0)
-				mosaic_retreat(got, (size_t)n);
+		if (!invade_exactly(p, got, "overhead, p ="))
 			return 1;
-		}
 		for (long i = 0; i < p; i++)
 			team[i] = (struct mosaic_member){spin, 0};
 		if (mosaic_infect(team, (size_t)p) || mosaic_team_wait(res, 128))
@@ -131,8 +133,7 @@ static int breakeven(long p)
 		long t0 = mosaic_time_ns();
 		spin(iters);
 		long t1 = mosaic_time_ns();
-		long n = mosaic_invade(p, MOSAIC_INVADE_ANYWHERE, got, 128);
-		if (n != p)
+		if (!invade_exactly(p, got, "break-even search, p ="))
 			return 1;
 		for (long i = 0; i < p; i++)
 			team[i] = (struct mosaic_member){spin, iters / p};
