@@ -18,7 +18,9 @@ def test_invasive_suite(boot, policy):
                      r.output)
     assert re.search(r"invtest fault: member 1 on core \d+ was killed, reported to its owner", r.output)
     got = [int(g) for g in re.findall(r"invtest anywhere: core \d+ asked for \d+ cores, got (\d+)", r.output)]
-    assert len(got) == 12 and all(g > 0 for g in got)
+    # four owners ask together for more than the machine has: each gets a part, perhaps none
+    assert len(got) == 12 and all(g >= 0 for g in got)
+    assert all(sum(got[i:i + 4]) > 0 for i in range(0, 12, 4))
 
 
 def test_parallel_loop_grows_and_shrinks(boot):
