@@ -4,6 +4,7 @@
 #include "kernel/bootargs.h"
 #include "lib/string.h"
 #include "kernel/poweroff.h"
+#include "kernel/background.h"
 #include <stdint.h>
 
 extern const struct shell_cmd __shellcmds_start[], __shellcmds_end[];
@@ -142,6 +143,17 @@ SHELL_CMD(poweroff, "poweroff [code]", "power off; QEMU exits with code (default
 		return SHELL_USAGE;
 	kprintf("mosaic: poweroff (status %lu)\n", code);
 	kernel_poweroff((int)code);
+}
+
+/* For scripted boots (cmd="..."): lets something started by an earlier command get going before the next one
+ * looks at it. Messages to this core that arrive meanwhile (job reports) wait in its NoC queues, nothing is lost. */
+SHELL_CMD(sleep, "sleep MS", "wait MS milliseconds of guest time (at most 600000), serving this core's background work")
+{
+	uint64_t ms;
+	if (argc != 2 || !parse_u64(argv[1], &ms) || ms > 600000)
+		return SHELL_USAGE;
+	core_sleep_us(ms * 1000);
+	return 0;
 }
 
 SHELL_CMD(dmesg, "dmesg", "print the kernel log (the last 64 KiB of console output)")

@@ -46,3 +46,22 @@ def test_claims_command(boot):
     assert "no claims" in r.output
     assert "usage: claims" in r.output
 
+
+def test_claims_lists_a_live_claim(boot):
+    """A job holds a claim with a team running while the shell lists the claims; after it, none is left.
+    The job runs in domain 2: the shell's own core (domain 0) runs tasks while it waits, which would hold up `claims`."""
+    r = boot(harts=36, bootargs='alloc_check=1 cmd="submit invtest 1 at 2 arg 7;sleep 1000;claims;jobs wait;claims"',
+             timeout=120)
+    assert r.status == 0, r.output
+    held = re.search(r"invtest hold: core (\d+) holds cores (\d+) (\d+) (\d+), a team of 3 runs", r.output)
+    assert held, r.output
+    owner, cores = int(held.group(1)), sorted(int(c) for c in held.groups()[1:])
+    listed = re.search(r"claim \d+: home (\d+), owner core (\d+), 3 cores, team running: "
+                       r"team of 3 members, 0 ended, 0 failed\n\s*cores: ([\d ]+)\n", r.output)
+    assert listed, r.output
+    assert int(listed.group(2)) == owner
+    assert sorted(int(c) for c in listed.group(3).split()) == cores
+    assert "invtest hold: done" in r.output
+    # the second listing, after the job ended, shows nothing left
+    assert "no claims" in r.output[r.output.index("invtest hold: done"):]
+

@@ -10,6 +10,8 @@
  *   5 fault       a member that faults is reported to the owner; the others ran
  *   6 leave       the owner ends with a team running and cores claimed: the kernel
  *                 waits for the team and gives every core back
+ *   7 hold        keeps a claim of 3 cores with a team running for N ms (arg = 7 + 100 x N,
+ *                 default 3000), so that the shell's `claims` can be checked against it
  */
 #include <stdio.h>
 #include "mosaic.h"
@@ -191,6 +193,22 @@ static int leave(void)
 	return 0; /* no team_wait, no retreat */
 }
 
+static int hold(long ms)
+{
+	uint16_t got[3];
+	CHECK(mosaic_invade(3, MOSAIC_INVADE_DOMAIN, got, 3) == 3);
+	struct mosaic_member team[3] = {{slow, ms * 1000}, {slow, ms * 1000}, {slow, ms * 1000}};
+	struct mosaic_member_result res[3];
+	CHECK(mosaic_infect(team, 3) == 0);
+	printf("invtest hold: core %ld holds cores %u %u %u, a team of 3 runs for %ld ms\n", mosaic_core_id(), got[0],
+	       got[1], got[2], ms);
+	CHECK(mosaic_team_wait(res, 3) == 0);
+	CHECK(res[0].value == 7 && res[1].value == 7 && res[2].value == 7);
+	CHECK(mosaic_retreat(got, 3) == 3);
+	printf("invtest hold: done\n");
+	return 0;
+}
+
 int mosaic_main(long arg)
 {
 	switch (arg % 100) {
@@ -200,8 +218,10 @@ int mosaic_main(long arg)
 	case 4: return anywhere(arg / 100 ? arg / 100 : 4);
 	case 5: return fault();
 	case 6: return leave();
+	case 7: return hold(arg / 100 ? arg / 100 : 3000);
 	default:
-		printf("invtest: no case %ld (1 partial, 2 retreat, 3 infect, 4 anywhere [+100 x cores], 5 fault, 6 leave)\n", arg);
+		printf("invtest: no case %ld (1 partial, 2 retreat, 3 infect, 4 anywhere [+100 x cores], 5 fault, "
+		       "6 leave, 7 hold [+100 x ms])\n", arg);
 		return 1;
 	}
 }
