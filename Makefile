@@ -148,7 +148,7 @@ help:
 	@echo "  make bench-boot boot-time benchmark -> build/bench/boot.json"
 	@echo "  make bench-noc  NoC latency, software overhead, collectives (-icount) -> build/bench/noc.json"
 	@echo "  make bench-kernel kernel calls local vs forwarded, contention (-icount) -> build/bench/kernel.json"
-	@echo "  make bench-alloc  the thesis's job allocation figures 5.1-5.6 (-icount, ~20 min) -> build/bench/alloc.json,"
+	@echo "  make bench-alloc  the thesis's job allocation figures 5.1-5.6 (-icount, ~25 min) -> build/bench/alloc.json,"
 	@echo "                  CSV and PNG per figure; scripts/bench-alloc --quick|--only 5.3|--docs (docs/experiments.md)"
 	@echo "  make bench-invade invade/retreat/infect costs and the break-even loop (OctoPOS, -icount, ~1 min)"
 	@echo "                  -> build/bench/invade.json"
