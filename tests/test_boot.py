@@ -58,11 +58,12 @@ def test_boot_hart_is_not_assumed_to_be_zero(boot):
 
 def test_interactive_shell(boot):
     r = boot(harts=4, batch=False, timeout=60,
-             input_text="help\rharts\rbogus-command\rpoweroff x\rktest lib\rpoweroff 7\r")
+             input_text="help\rharts\rbogus-command\rpoweroff x\rsleep 600001\rsleep 20\rktest lib\rpoweroff 7\r")
     assert r.status == 7, r.output
     assert "mosaic> " in r.output
     assert "unknown command 'bogus-command'" in r.output
     assert "usage: poweroff [code]" in r.output
+    assert "usage: sleep MS" in r.output  # above the 10-minute limit
     assert "ktest: 3 passed, 0 failed" in r.output
     for cmd in ("help", "harts", "mem", "ktest", "poweroff", "dmesg"):
         assert re.search(rf"^\s+{cmd}\b", r.output, re.M), cmd
