@@ -39,9 +39,12 @@ bool core_wait_until(bool (*done)(void *), void *arg, uint64_t until)
 		uint32_t generation = dispatcher_generation(me);
 		if (done(arg))
 			return true;
-		/* a master also wakes when a call still in flight to it becomes visible; ask before
-		 * looking for work, so a call that becomes visible in between is seen by one or the other */
-		uint64_t next = is_master(me) ? noc_mailbox_next_delivery(me) : UINT64_MAX;
+		/* every core also wakes when a message still in flight to it becomes visible: a master
+		 * for the calls it serves, any core for what done() may wait for (a job report, say).
+		 * A sender's wake-up comes when the message is posted, before it is visible, so without
+		 * this a core would sleep past the delivery. Ask before looking for work, so a message
+		 * that becomes visible in between is seen by one or the other. */
+		uint64_t next = noc_mailbox_next_delivery(me);
 		if (background_work())
 			continue;
 		uint64_t deadline = timer_ns_to_ticks_ceil(next), task_due = dispatcher_next_deadline(me);

@@ -50,7 +50,7 @@ def test_claims_command(boot):
 def test_claims_lists_a_live_claim(boot):
     """A job holds a claim with a team running while the shell lists the claims; after it, none is left.
     The job runs in domain 2: the shell's own core (domain 0) runs tasks while it waits, which would hold up `claims`."""
-    r = boot(harts=36, bootargs='alloc_check=1 cmd="submit invtest 1 at 2 arg 7;sleep 1000;claims;jobs wait;claims"',
+    r = boot(harts=36, icount=True, bootargs='alloc_check=1 cmd="submit invtest 1 at 2 arg 7;sleep 1000;claims;jobs wait;claims"',
              timeout=120)
     assert r.status == 0, r.output
     held = re.search(r"invtest hold: core (\d+) holds cores (\d+) (\d+) (\d+), a team of 3 runs", r.output)

@@ -119,21 +119,10 @@ static bool report_visible(void *arg)
 	return msg_probe_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, (int)(uint64_t)arg, false, &st) == 0;
 }
 
+/* core_wait_until also wakes at the delivery time of a report still in flight (background.c) */
 bool alloc_wait_report(int tag, uint64_t deadline)
 {
-	for (;;) {
-		if (report_visible((void *)(uint64_t)tag))
-			return true;
-		/* a core that is not a micro-kernel is not woken by deliveries it does not wait for
-		 * in the NoC layer: wake at the next one ourselves */
-		uint64_t next = timer_ns_to_ticks_ceil(noc_mailbox_next_delivery(this_cpu()));
-		uint64_t until = deadline;
-		if (next && (!until || next < until))
-			until = next;
-		core_wait_until(report_visible, (void *)(uint64_t)tag, until);
-		if (deadline && timer_now() >= deadline)
-			return report_visible((void *)(uint64_t)tag);
-	}
+	return core_wait_until(report_visible, (void *)(uint64_t)tag, deadline);
 }
 
 int alloc_collect(struct job_report *r, bool block, uint64_t timeout_us)
