@@ -102,6 +102,27 @@ def _kill_group(proc):
         proc.wait()
 
 
+# Every QEMU that run_qemu started and that still runs. QEMU runs in a session of its own (so a Ctrl-C at the
+# terminal reaches only this script, which then stops it); a SIGTERM or SIGHUP to this script (`timeout`, a
+# closed terminal) would otherwise end the script and leave QEMU running on, with no one to stop it.
+_live_qemus = set()
+_live_lock = threading.Lock()
+
+
+def _stop_live_qemus_and_exit(signum, frame):
+    with _live_lock:
+        procs = list(_live_qemus)
+    for proc in procs:
+        _kill_group(proc)
+    raise SystemExit(128 + signum)
+
+
+if threading.current_thread() is threading.main_thread():
+    for _sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(_sig) == signal.SIG_DFL:
+            signal.signal(_sig, _stop_live_qemus_and_exit)
+
+
 def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks=(), started=None):
     """Runs a non-interactive QEMU, streaming its serial output; QEMU never outlives this call.
 
@@ -116,6 +137,8 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
+    with _live_lock:
+        _live_qemus.add(proc)
     online = threading.Event()
 
     def reader():
@@ -147,6 +170,8 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
             timed_out = True
     finally:
         _kill_group(proc)
+        with _live_lock:
+            _live_qemus.discard(proc)
         thread.join(timeout=5)
         try:
             proc.stdin.close()
