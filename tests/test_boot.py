@@ -76,3 +76,33 @@ def test_icount_makes_guest_time_repeat(boot):
         assert r.status == 0, r.output
         lines.append(re.search(r"bring-up took (\d+) us", r.output).group(1))
     assert lines[0] == lines[1]
+
+
+def test_a_stopped_script_stops_its_qemu():
+    """SIGTERM to mosaic-run (what timeout(1) sends) must not leave QEMU running on."""
+    import subprocess
+    import time
+    from conftest import ROOT
+    marker = f"stopmark{time.monotonic_ns()}"
+    run = subprocess.Popen(["python3", str(ROOT / "scripts" / "mosaic-run"), "--harts", "2", "--bootargs",
+                            f'shell=0 cmd="sleep 600000;help {marker}"'], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+
+    def qemus():
+        ps = subprocess.run(["ps", "-ww", "-eo", "args"], capture_output=True, text=True).stdout
+        return [ln for ln in ps.splitlines() if "qemu-system" in ln and marker in ln]
+
+    try:
+        deadline = time.monotonic() + 30
+        while not qemus() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert qemus(), "QEMU did not start"
+        run.terminate()
+        run.wait(timeout=20)
+        deadline = time.monotonic() + 10
+        while qemus() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not qemus(), "QEMU outlived the script that started it"
+    finally:  # whatever happened, leave no QEMU behind
+        run.kill()
+        subprocess.run(["pkill", "-f", marker])
