@@ -14,6 +14,7 @@
 #include "kernel/msg/group.h"
 #include "drivers/noc/noc.h"
 #include "drivers/timer.h"
+#include "kernel/prof.h"
 #include "arch/riscv/csr.h"
 #include "lib/string.h"
 #include "lib/stats.h"
@@ -116,9 +117,11 @@ static void coll_side(void *arg)
 		e = msg_barrier(&g);
 		if (!e && msg_barrier(&g) == 0 && g.rank == g.tree_root) /* two: everyone has left the first */
 			b->start[r] = timer_now();
+		prof_begin(); /* each member's measured collective: what scripts/mosaic-prof --marked counts */
 		if (!e)
 			e = b->kind == 0 ? msg_barrier(&g) : msg_bcast(&g, g.tree_root, data[me], b->len);
 		b->end[me][r] = timer_now();
+		prof_end();
 	}
 	if (g.rank == g.tree_root) {
 		b->depth = g.depth;
@@ -216,5 +219,25 @@ SHELL_CMD(bench_noc, "bench_noc [reps]", "NoC benchmark (run by make bench-noc):
 	}
 	if (err)
 		kprintf("bench-noc: an operation failed (error %d)\n", err);
+	return err ? 1 : 0;
+}
+
+/* One collective alone: what scripts/mosaic-prof needs to profile a single group size. */
+SHELL_CMD(bench_coll, "bench_coll barrier|bcast CORES [reps]",
+	  "time one collective on the first CORES cores (a line of bench_noc); bcast sends 64 B")
+{
+	uint64_t n = 0, reps = 5;
+	unsigned kind = argc >= 2 && strcmp(argv[1], "bcast") == 0 ? 1 : 0;
+	if (argc < 3 || argc > 4 || (strcmp(argv[1], "barrier") != 0 && kind == 0) || !parse_u64(argv[2], &n) ||
+	    n < 1 || (argc == 4 && (!parse_u64(argv[3], &reps) || reps < 2 || reps > MAX_REPS - 1)))
+		return SHELL_USAGE;
+	if (n > hart_count) {
+		kprintf("bench_coll: %lu cores asked, %u online\n", n, hart_count);
+		return SHELL_USAGE;
+	}
+	int err = 0;
+	bench_coll(kind, (unsigned)n, (unsigned)reps + 1, kind ? 64 : 0, &err);
+	if (err)
+		kprintf("bench_coll: an operation failed (error %d)\n", err);
 	return err ? 1 : 0;
 }
