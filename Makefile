@@ -45,7 +45,7 @@ OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH))
 
-.PHONY: all deps check-harts qemu qemu-gdb gdb run test bench-boot bench-noc bench-kernel bench-alloc bench-invade clean help
+.PHONY: all deps check-harts qemu qemu-gdb gdb run test bench-boot bench-noc bench-kernel bench-alloc bench-invade prof clean help
 
 all: deps $(KERNEL)
 
@@ -131,6 +131,11 @@ bench-invade: all
 bench-alloc: all
 	python3 scripts/bench-alloc
 
+# CMD is one shell command; the profile goes to the terminal and build/prof/prof.json.
+prof: check-harts all
+	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll barrier 16' HARTS=16"; exit 2; }
+	python3 scripts/mosaic-prof --harts $(HARTS) $(if $(MESH),--mesh $(MESH)) --json $(BUILD)/prof/prof.json $(PROF_ARGS) $$CMD
+
 clean:
 	rm -rf $(BUILD)
 
@@ -152,6 +157,8 @@ help:
 	@echo "                  CSV and PNG per figure; scripts/bench-alloc --quick|--only 5.3|--docs (docs/experiments.md)"
 	@echo "  make bench-invade invade/retreat/infect costs and the break-even loop (OctoPOS, -icount, ~1 min)"
 	@echo "                  -> build/bench/invade.json"
+	@echo "  make prof CMD='...'  guest instructions of one shell command by kernel function and hart (QEMU"
+	@echo "                  exec trace, -icount) -> build/prof/prof.json; PROF_ARGS='--marked --per N --hart C'"
 	@echo "  make deps       install (as root) or name the missing Debian packages"
 	@echo "  make clean      remove build/"
 	@echo
