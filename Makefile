@@ -134,7 +134,7 @@ bench-alloc: all
 # CMD is one shell command; the profile goes to the terminal and build/prof/prof.json.
 prof: check-harts all
 	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll barrier 16' HARTS=16"; exit 2; }
-	python3 scripts/mosaic-prof --harts $(HARTS) $(if $(MESH),--mesh $(MESH)) --json $(BUILD)/prof/prof.json $(PROF_ARGS) $$CMD
+	python3 scripts/mosaic-prof --harts $(HARTS) $(if $(MESH),--mesh $(MESH)) --json $(BUILD)/prof/prof.json $(PROF_ARGS) "$$CMD"
 
 clean:
 	rm -rf $(BUILD)

@@ -6,14 +6,15 @@
 #include "drivers/timer.h"
 #include "arch/riscv/csr.h"
 
-/* noinline and an asm barrier: each must stay a function of its own, entered by a call,
- * so that its first instruction starts a translation block the trace can see. */
-__attribute__((noinline)) void prof_begin(void)
+/* noipa (no inlining, cloning or merging of the two identical bodies) and an asm barrier:
+ * each must stay a function of its own at its own address, entered by a call, so that its
+ * first instruction starts a translation block the trace can see. */
+__attribute__((noipa)) void prof_begin(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
 
-__attribute__((noinline)) void prof_end(void)
+__attribute__((noipa)) void prof_end(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
@@ -27,7 +28,7 @@ SHELL_CMD(prof, "prof COMMAND [ARGS...]",
 	size_t used = 0;
 	for (int i = 1; i < argc; i++) {
 		size_t n = strlen(argv[i]);
-		if (used + n + 2 > sizeof line) {
+		if (used + (i > 1) + n + 1 > sizeof line) {
 			kprintf("prof: command too long (at most %u characters)\n", (unsigned)sizeof line - 1);
 			return SHELL_USAGE;
 		}
@@ -45,5 +46,5 @@ SHELL_CMD(prof, "prof COMMAND [ARGS...]",
 	/* under -icount instret is QEMU's machine-wide instruction clock: guest ns, idle time included */
 	if (timer_icount)
 		kprintf("prof: the window took %lu ns of guest time\n", i1 - i0);
-	return r;
+	return r == SHELL_USAGE ? SHELL_USAGE_SHOWN : r; /* its usage line is printed already */
 }

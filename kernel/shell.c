@@ -53,7 +53,7 @@ int shell_exec(const char *line)
 	int r = c->fn(argc, argv);
 	if (r == SHELL_USAGE)
 		kprintf("usage: %s\n", c->usage);
-	return r;
+	return r == SHELL_USAGE_SHOWN ? SHELL_USAGE : r;
 }
 
 int shell_run_script(const char *script)

@@ -8,6 +8,9 @@
 #define KERNEL_SHELL_H
 
 #define SHELL_USAGE (-1)
+/* A usage error whose message is already printed (by a command another command ran): the shell
+ * reports it as SHELL_USAGE without printing a second usage line. */
+#define SHELL_USAGE_SHOWN (-2)
 #define SHELL_MAX_ARGS 16
 
 struct shell_cmd {

@@ -11,8 +11,9 @@ PROF = ROOT / "scripts" / "mosaic-prof"
 def prof(tmp_path, *args, timeout=600):
     out = tmp_path / "prof.json"
     log = LOG_DIR / f"prof-{tmp_path.name}.log"
-    r = subprocess.run(["python3", str(PROF), "--json", str(out), "--log", str(log), *args], capture_output=True,
-                       text=True, timeout=timeout)
+    # mosaic-prof's own timeout comes first, so that it (not a kill) ends a stuck QEMU
+    r = subprocess.run(["python3", str(PROF), "--json", str(out), "--log", str(log), "--timeout", str(timeout - 60),
+                        *args], capture_output=True, text=True, timeout=timeout)
     data = json.loads(out.read_text()) if out.exists() else None
     serial = log.read_text() if log.exists() else ""
     return r, data, serial
@@ -25,7 +26,7 @@ def test_one_hart_count_equals_the_windows_instret(tmp_path):
     r, data, serial = prof(tmp_path, "--harts", "1", "help")
     assert r.returncode == 0, r.stdout + r.stderr
     window = int(re.search(r"^prof: the window took (\d+) ns of guest time$", serial, re.M).group(1))
-    assert data["windows"] == 1 and data["unsized_tbs"] == 0
+    assert data["windows"] == 1 and data["unsized_tbs"] == 0 and data["window_guest_ns"] == window
     assert window - 8 <= data["instructions"] <= window, (data["instructions"], window)
     names = {f["name"] for f in data["functions"]}
     assert {"shcmd_help", "uart_putc"} <= names
@@ -57,6 +58,10 @@ def test_bad_input_is_refused(tmp_path):
     assert r.returncode == 2 and "--per" in r.stderr
     r = subprocess.run(["python3", str(PROF), "help;help"], capture_output=True, text=True)
     assert r.returncode == 2 and "one shell command" in r.stderr
+    r = subprocess.run(["python3", str(PROF), "--harts", "4", "--hart", "4", "help"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--hart 4" in r.stderr
+    r = subprocess.run(["python3", str(PROF), "--bootargs", "cmd=mesh", "help"], capture_output=True, text=True)
+    assert r.returncode == 2 and "cmd=" in r.stderr
 
 
 def test_a_command_without_windows_is_an_error(tmp_path):

@@ -192,10 +192,10 @@ static void bench_coll(unsigned kind, unsigned n, unsigned reps, uint32_t len, i
 			"\"eccentricity\": %u, \"measured_ns\": %lu}\n", n, len, b.depth, b.ecc, measured);
 }
 
-SHELL_CMD(bench_noc, "bench_noc [reps]", "NoC benchmark (run by make bench-noc): latency, overhead, collectives")
+SHELL_CMD(bench_noc, "bench_noc [reps: 2..31, default 5]", "NoC benchmark (run by make bench-noc): latency, overhead, collectives")
 {
 	uint64_t reps = 5;
-	if (argc > 2 || (argc == 2 && (!parse_u64(argv[1], &reps) || reps < 2 || reps > MAX_REPS)))
+	if (argc > 2 || (argc == 2 && (!parse_u64(argv[1], &reps) || reps < 2 || reps > MAX_REPS - 1)))
 		return SHELL_USAGE;
 	if (hart_count < 2) {
 		kprintf("bench-noc: needs at least 2 harts\n");
@@ -243,7 +243,7 @@ SHELL_CMD(bench_noc, "bench_noc [reps]", "NoC benchmark (run by make bench-noc):
 }
 
 /* One collective alone: what scripts/mosaic-prof needs to profile a single group size. */
-SHELL_CMD(bench_coll, "bench_coll barrier|bcast CORES [reps]",
+SHELL_CMD(bench_coll, "bench_coll barrier|bcast CORES [reps: 2..31, default 5]",
 	  "time one collective on the first CORES cores (a line of bench_noc); bcast sends 64 B")
 {
 	uint64_t n = 0, reps = 5;
