@@ -32,24 +32,45 @@ uint64_t timer_ns_to_ticks_ceil(uint64_t ns)
 	return (ns / 1000000000) * plat.timebase_hz + ((ns % 1000000000) * plat.timebase_hz + 999999999) / 1000000000;
 }
 
+/* The hardware gets the earlier of the waiter's deadline and the watchdog limit. */
 void timer_arm(uint64_t deadline)
 {
-	this_hart()->timer_deadline = deadline;
+	struct hart *h = this_hart();
+	h->timer_deadline = deadline;
+	uint64_t next = h->limit_fn && h->limit_deadline < deadline ? h->limit_deadline : deadline;
 	if (timer_uses_sstc())
-		__asm__ volatile("csrw " CSR_STIMECMP ", %0" ::"r"(deadline));
+		__asm__ volatile("csrw " CSR_STIMECMP ", %0" ::"r"(next));
 	else
-		sbi_set_timer(deadline);
+		sbi_set_timer(next);
+}
+
+void timer_set_limit(uint64_t deadline, void (*fn)(void))
+{
+	uint64_t s = irq_save();
+	struct hart *h = this_hart();
+	h->limit_deadline = fn ? deadline : UINT64_MAX;
+	h->limit_fn = deadline == UINT64_MAX ? 0 : fn;
+	timer_arm(h->timer_deadline);
+	irq_restore(s);
 }
 
 void timer_handle_irq(void)
 {
-	this_hart()->timer_irqs++;
+	struct hart *h = this_hart();
+	h->timer_irqs++;
+	void (*fn)(void) = h->limit_fn;
+	if (fn && timer_now() >= h->limit_deadline) {
+		h->limit_fn = 0; /* once */
+		h->limit_deadline = UINT64_MAX;
+		fn();
+	}
 	timer_arm(UINT64_MAX); /* one-shot: whoever waits re-arms */
 }
 
 void timer_init_hart(void)
 {
 	timer_ns_per_tick = 1000000000 % plat.timebase_hz == 0 ? 1000000000 / plat.timebase_hz : 0;
+	this_hart()->limit_deadline = UINT64_MAX;
 	timer_arm(UINT64_MAX);
 }
 

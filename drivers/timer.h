@@ -34,6 +34,9 @@ uint64_t timer_ns_to_ticks_ceil(uint64_t ns);
 /* Raise this hart's timer interrupt at `deadline` (in ticks). */
 void timer_arm(uint64_t deadline);
 void timer_handle_irq(void);
+/* A second, independent deadline per hart (a watchdog): fn runs once, in the timer
+ * interrupt, when `deadline` (ticks) has passed. UINT64_MAX or fn NULL: none. */
+void timer_set_limit(uint64_t deadline, void (*fn)(void));
 /* Sleeps in WFI until the deadline passed. */
 void timer_sleep_until(uint64_t deadline);
 void timer_sleep_us(uint64_t us);

@@ -5,6 +5,10 @@
  * while more wait), so kernel calls are never held up by console output.
  * Both the queue and the task live on the master core only: the write handler
  * and the task never run at the same time, so they need no lock.
+ * The queue is bounded (ASYNC_CONSOLE_MAX_BYTES per master): a write that would
+ * pass the bound first prints the oldest lines itself, so tasks that write faster
+ * than the master's idle time prints wait for their output instead of filling the
+ * master's memory. Nothing is dropped.
  */
 #include "kernel/async_console.h"
 #include "kernel/dispatch/dispatcher.h"
@@ -24,26 +28,34 @@ struct line {
 	char text[];
 };
 
+#define ASYNC_CONSOLE_MAX_BYTES (64 * 1024)
+
 struct console_queue {
 	struct line *head, *tail;
 	struct task task;
 	volatile unsigned queued; /* lines not printed yet; read by the power-off hook */
+	uint64_t bytes;           /* text queued, against ASYNC_CONSOLE_MAX_BYTES */
 };
 
 static struct console_queue queues[MOSAIC_MAX_HARTS];
 
-static int print_one(struct task *t)
+static void print_oldest(struct console_queue *q)
 {
-	struct console_queue *q = &queues[t->args[0]];
 	struct line *l = q->head;
-	if (!l)
-		return TASK_RET_SUCCESS;
 	q->head = l->next;
 	if (!q->head)
 		q->tail = 0;
+	q->bytes -= l->len;
 	kprintf("[core %u] %.*s", l->caller, (int)l->len, l->text);
 	kfree(l);
 	__atomic_fetch_sub(&q->queued, 1, __ATOMIC_RELEASE);
+}
+
+static int print_one(struct task *t)
+{
+	struct console_queue *q = &queues[t->args[0]];
+	if (q->head)
+		print_oldest(q);
 	return q->head ? TASK_RET_AGAIN : TASK_RET_SUCCESS;
 }
 
@@ -51,6 +63,8 @@ int async_console_write(unsigned caller, const char *text, uint32_t len)
 {
 	unsigned me = this_cpu();
 	struct console_queue *q = &queues[me];
+	while (q->head && q->bytes + len > ASYNC_CONSOLE_MAX_BYTES)
+		print_oldest(q); /* the bound: the writer waits for the backlog instead */
 	struct line *l = kmalloc(sizeof *l + len);
 	if (!l)
 		return -ENOMEM;
@@ -58,6 +72,7 @@ int async_console_write(unsigned caller, const char *text, uint32_t len)
 	l->caller = (uint16_t)caller;
 	l->len = len;
 	memcpy(l->text, text, len);
+	q->bytes += len;
 	if (q->tail)
 		q->tail->next = l;
 	else

@@ -4,6 +4,7 @@
 #include "kernel/domain.h"
 #include "kernel/hart.h"
 #include "drivers/noc/noc.h"
+#include "kernel/msg/msg.h"
 #include "drivers/timer.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/kthread.h"
@@ -18,6 +19,8 @@ bool background_work(void)
 {
 	if (!background_enabled)
 		return false;
+	if (!hart_call_pending())
+		msg_idle_purge(); /* user messages reaching a core with no task are stale (a task may be on its way) */
 	return master_serve_one() || alloc_step() || dispatcher_run_one(this_cpu()) || kthread_run_one() ||
 	       (this_cpu() == boot_cpu && hart_run_call());
 }

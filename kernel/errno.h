@@ -7,6 +7,8 @@
 
 #define EPERM 1
 #define ENOENT 2
+#define ESRCH 3      /* no such task */
+#define EINTR 4      /* the waiting task is being killed */
 #define ENXIO 6      /* no such core / destination */
 #define E2BIG 7
 #define ENOEXEC 8    /* not a program Mosaic can load */

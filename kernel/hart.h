@@ -54,6 +54,7 @@ struct hart {
 	volatile uint64_t ping_seen[MOSAIC_MAX_HARTS / 64]; /* senders whose ping this hart answered */
 	volatile uint64_t ping_request[MOSAIC_MAX_HARTS / 64];
 	volatile uint32_t pongs;
+	volatile uint64_t kill_task;    /* the serial of the task here that is to be killed (0: none) */
 
 	/* private statistics, read by the shell and GDB */
 	uint64_t online_time;   /* `time` when the hart checked in */
@@ -64,6 +65,9 @@ struct hart {
 	uint64_t timer_deadline; /* what the hart's timer is armed for (UINT64_MAX: nothing) */
 	int start_error; /* SBI error of hart_start, 0 if fine */
 	struct utask *utask; /* the user task running on this hart, or NULL */
+	volatile uint64_t task_serial; /* the running task's serial, 0 if none (read by whoever kills it) */
+	uint64_t limit_deadline;  /* timer_set_limit: ticks, UINT64_MAX if none */
+	void (*limit_fn)(void);   /* called once from the timer interrupt when it passes */
 };
 
 extern struct hart harts[MOSAIC_MAX_HARTS];
@@ -78,6 +82,13 @@ static inline struct hart *this_hart(void)
 }
 
 static inline unsigned this_cpu(void) { return this_hart()->cpu; }
+
+/* True while the user task on this hart is to be killed: its kernel calls stop waiting. */
+static inline bool hart_kill_pending(void)
+{
+	struct hart *h = this_hart();
+	return h->task_serial && __atomic_load_n(&h->kill_task, __ATOMIC_ACQUIRE) == h->task_serial;
+}
 
 struct hart *hart_by_hartid(uint32_t hartid);
 const char *hart_state_name(int state);

@@ -152,6 +152,7 @@ const struct kcall_desc kcall_table[KC_COUNT] = {
 	[KC_TIME_NS] = {"time_ns", KCALL_LOCAL, kc_time_ns},
 	[KC_SLEEP_US] = {"sleep_us", KCALL_LOCAL, kc_sleep_us},
 	[KC_HEAP_GROW] = {"heap_grow", KCALL_MASTER, kc_heap_grow},
+	[KC_KILL] = {"kill", KCALL_LOCAL, 0}, /* user tasks only (kernel/utask.c) */
 	[KC_SEND] = {"send", KCALL_LOCAL, kc_send},
 	[KC_TRYSEND] = {"trysend", KCALL_LOCAL, kc_trysend},
 	[KC_ISEND] = {"isend", KCALL_LOCAL, 0},

@@ -24,6 +24,7 @@ enum kcall_nr {
 	KC_TIME_NS = 6,
 	KC_SLEEP_US = 7,
 	KC_HEAP_GROW = 8,  /* (bytes): within the task's limit, accounted by the master */
+	KC_KILL = 9,       /* (core): kill the task there, which must run in the caller's session */
 	/* point-to-point messages: 16..31 */
 	KC_SEND = 16, KC_TRYSEND, KC_ISEND, KC_XSEND, KC_RECV, KC_TRYRECV, KC_IRECV, KC_TEST, KC_WAIT, KC_PROBE,
 	/* groups and collectives: 32..47 */

@@ -24,6 +24,11 @@ struct free_block {
 
 static struct spinlock heap_lock = SPINLOCK_INIT("kheap");
 static struct free_block *free_lists[NCLASSES];
+static unsigned long live_objects; /* atomic: page runs are counted outside the lock */
+static unsigned long class_pages;  /* under heap_lock */
+
+unsigned long kheap_live_objects(void) { return __atomic_load_n(&live_objects, __ATOMIC_RELAXED); }
+unsigned long kheap_class_pages(void) { return __atomic_load_n(&class_pages, __ATOMIC_RELAXED); }
 
 static int class_of(size_t total)
 {
@@ -44,6 +49,7 @@ void *kmalloc(size_t size)
 		if (!h)
 			return 0;
 		*h = (struct block_header){.magic = MAGIC, .klass = NCLASSES, .pages = pages};
+		__atomic_fetch_add(&live_objects, 1, __ATOMIC_RELAXED);
 		return (uint8_t *)h + HDR;
 	}
 	uint64_t s = spin_lock(&heap_lock);
@@ -53,6 +59,7 @@ void *kmalloc(size_t size)
 			spin_unlock(&heap_lock, s);
 			return 0;
 		}
+		class_pages++;
 		size_t bsize = 1UL << (MIN_SHIFT + c);
 		for (size_t off = 0; off + bsize <= PAGE_SIZE; off += bsize) {
 			struct free_block *b = (struct free_block *)(page + off);
@@ -65,6 +72,7 @@ void *kmalloc(size_t size)
 	spin_unlock(&heap_lock, s);
 	h = (struct block_header *)b;
 	*h = (struct block_header){.magic = MAGIC, .klass = (uint32_t)c, .pages = 0};
+	__atomic_fetch_add(&live_objects, 1, __ATOMIC_RELAXED);
 	return (uint8_t *)h + HDR;
 }
 
@@ -76,6 +84,7 @@ void kfree(void *p)
 	if (h->magic != MAGIC)
 		panic("kfree(%p): not a kmalloc block (or freed twice)", p);
 	h->magic = 0;
+	__atomic_fetch_sub(&live_objects, 1, __ATOMIC_RELAXED);
 	if (h->klass == NCLASSES) {
 		page_free(h, h->pages);
 		return;

@@ -10,5 +10,10 @@
 
 void *kmalloc(size_t size);
 void kfree(void *p);
+/* Blocks allocated and not freed: what the leak checks compare (pages stay cached in
+ * the size classes, so the page count alone does not show a leak or its absence). */
+unsigned long kheap_live_objects(void);
+/* Pages carved into small-object size classes: they stay with the heap for good. */
+unsigned long kheap_class_pages(void);
 
 #endif

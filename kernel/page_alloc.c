@@ -4,6 +4,7 @@
  * and for message buffers; a spinlock makes it safe on every hart.
  */
 #include "kernel/page_alloc.h"
+#include "kernel/kheap.h"
 #include "kernel/platform.h"
 #include "kernel/config.h"
 #include "kernel/panic.h"
@@ -144,5 +145,7 @@ SHELL_CMD(mem, "mem", "memory map and page allocator usage")
 			plat.reserved[i].base + plat.reserved[i].size);
 	kprintf("pages    %lu total, %lu reserved, %lu in use, %lu free (%lu KiB free)\n", st.total, st.reserved,
 		st.total - st.reserved - st.free, st.free, st.free * PAGE_SIZE / 1024);
+	kprintf("heap     %lu objects in use, %lu pages kept for small objects\n", kheap_live_objects(),
+		kheap_class_pages());
 	return 0;
 }

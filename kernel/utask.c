@@ -15,7 +15,13 @@
 #include "kernel/domain.h"
 #include "kernel/shell.h"
 #include "kernel/alloc/invasive.h"
+#include "kernel/bootargs.h"
 #include "drivers/noc/mesh.h"
+#include "drivers/timer.h"
+
+uint64_t utask_cpu_ms = UTASK_CPU_MS_DEFAULT;
+BOOTARG_U64("task_cpu_ms", utask_cpu_ms, 0, 86400000,
+	    "CPU-time limit of a user task: ms of guest time it may hold its core (0: none; a job's cpu MS overrides)");
 
 #define UTASK_REQUESTS 16 /* non-blocking message requests a task may have open */
 #define UTASK_GROUPS 4    /* groups a task may build */
@@ -30,6 +36,8 @@ struct utask {
 	uint64_t kctx[14];
 	struct utask_result *res;
 	int job_group; /* 1 + the handle KC_JOB_GROUP gave out (0: none yet) */
+	uint64_t cpu_ms;   /* its CPU-time limit (0: none) */
+	bool over_limit;   /* the limit passed: it is being killed for that */
 };
 
 long uctx_enter(struct trap_frame *frame, uint64_t *kctx);
@@ -122,7 +130,7 @@ static int load(struct utask *t, const struct user_program *p, uint64_t *entry)
 
 /* ---- running ---- */
 
-void utask_run(const char *name, uint64_t arg, struct utask_result *res) { utask_run_entry(name, 0, arg, res); }
+void utask_run(const char *name, uint64_t arg, struct utask_result *res) { utask_run_entry(name, 0, arg, 0, res); }
 
 bool utask_entry_ok(const char *name, uint64_t fn)
 {
@@ -138,8 +146,55 @@ bool utask_entry_ok(const char *name, uint64_t fn)
 	return false;
 }
 
-void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, struct utask_result *res)
+/* The message session of the task on a core (0: none runs there). */
+static uint32_t session_on(unsigned core)
 {
+	struct msg_usage u;
+	msg_usage(core, &u);
+	return u.session;
+}
+
+/* The timer's watchdog for the running task (drivers/timer.h): its CPU time is up. */
+static void cpu_limit_passed(void)
+{
+	struct hart *me = this_hart();
+	if (!me->utask || !me->task_serial)
+		return;
+	me->utask->over_limit = true;
+	__atomic_store_n(&me->kill_task, me->task_serial, __ATOMIC_RELEASE);
+}
+
+/* Ends the task from a trap if it is to be killed: the one-line report, then out. */
+static void leave_if_killed(struct utask *t)
+{
+	if (!hart_kill_pending())
+		return;
+	t->res->kill_reason = t->over_limit ? UTASK_KILL_CPU_LIMIT : UTASK_KILL_REQUEST;
+	if (t->over_limit)
+		kprintf("mosaic: core %u: task '%s' killed: CPU-time limit of %lu ms reached\n", this_cpu(), t->name,
+			t->cpu_ms);
+	else
+		kprintf("mosaic: core %u: task '%s' killed on request\n", this_cpu(), t->name);
+	uctx_leave(t->kctx, KILL_MARK);
+}
+
+int utask_kill(unsigned core, uint32_t session)
+{
+	if (core >= hart_count)
+		return -ENXIO;
+	struct hart *h = &harts[core];
+	uint64_t serial = __atomic_load_n(&h->task_serial, __ATOMIC_ACQUIRE);
+	if (!serial || (session && session_on(core) != session))
+		return -ESRCH;
+	/* the serial names this task only: if it ends meanwhile, no later task is hit */
+	__atomic_store_n(&h->kill_task, serial, __ATOMIC_RELEASE);
+	ipi_send(core, IPI_WAKE);
+	return 0;
+}
+
+void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, uint64_t cpu_ms, struct utask_result *res)
+{
+	static uint64_t last_serial; /* shared by every core: an atomic counter */
 	*res = (struct utask_result){0};
 	const struct user_program *p = user_program_find(name);
 	if (!p) {
@@ -157,6 +212,7 @@ void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, struct utask_r
 	t->name = p->name;
 	t->res = res;
 	t->heap_limit = UTASK_HEAP_LIMIT;
+	t->cpu_ms = cpu_ms ? cpu_ms : utask_cpu_ms;
 	uint64_t entry = 0, stack_top = USER_BASE + USER_SPAN;
 	int e = load(t, p, &entry);
 	if (!e)
@@ -175,13 +231,26 @@ void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, struct utask_r
 	/* U-mode, interrupts on once there, no FPU, no kernel access to user pages yet */
 	frame.sstatus = (csr_read(sstatus) & ~(SSTATUS_SPP | SSTATUS_SIE | SSTATUS_SUM | (3UL << 13))) | SSTATUS_SPIE;
 	struct hart *me = this_hart();
+	/* its messages: the session begun for it (a job's, a team's) or a fresh one */
+	if (!msg_session())
+		msg_session_begin(msg_new_session());
+	else
+		msg_session_begin(msg_session()); /* drops what other sessions left here */
 	me->utask = t;
+	__atomic_store_n(&me->task_serial, __atomic_add_fetch(&last_serial, 1, __ATOMIC_RELAXED), __ATOMIC_RELEASE);
+	if (t->cpu_ms)
+		timer_set_limit(timer_now() + timer_us_to_ticks(t->cpu_ms * 1000), cpu_limit_passed);
 	as_activate(&t->as);
 	long v = uctx_enter(&frame, t->kctx);
 	as_activate(0);
+	csr_clear(sstatus, SSTATUS_SUM);
+	timer_set_limit(UINT64_MAX, 0);
+	bool killed = v == KILL_MARK;
+	/* no more kills for it: the clean-up below must not be interrupted */
+	__atomic_store_n(&me->task_serial, 0, __ATOMIC_RELEASE);
 	me->utask = 0;
 	irq_enable(); /* we left through a trap, with interrupts off */
-	claim_owner_end(); /* its team ends, its claimed cores go back */
+	claim_owner_end(killed); /* its team ends (killed with it), its claimed cores go back */
 	if (t->brk > t->heap_start) {
 		/* give the task's heap back to the master's account for this core */
 		uint64_t back[6] = {(uint64_t)-(int64_t)(t->brk - t->heap_start)};
@@ -193,7 +262,8 @@ void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, struct utask_r
 			msg_cancel(&t->reqs[i]);
 	for (unsigned i = 0; i < UTASK_GROUPS; i++)
 		kfree(t->groups[i]);
-	if (v == KILL_MARK) {
+	msg_session_end(); /* every user message still addressed to this core goes */
+	if (killed) {
 		res->status = -EFAULT;
 	} else {
 		res->status = 0;
@@ -205,7 +275,18 @@ void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, struct utask_r
 
 /* ---- kernel calls from U-mode ---- */
 
-/* True if [va, va + len) lies in the task's own mapped pages, writable if asked. */
+/*
+ * Every argument of a kernel call comes from a hostile program. The rules, in one
+ * place: a buffer is checked with user_range or user_array before the kernel
+ * touches it, over exactly the bytes it will touch; a length is never computed by
+ * arithmetic that can wrap (user_array divides instead of multiplying); a value
+ * narrowed to a smaller type (a core id, a tag, a count) is checked to fit first;
+ * and what the kernel reads twice (alltoallv's count arrays) is copied in once.
+ * docs/microkernel.md lists what each call checks.
+ */
+
+/* True if [va, va + len) lies in the task's own mapped pages, writable if asked. Such a
+ * length is below USER_SPAN (2 MiB), so it fits any uint32_t it is narrowed to. */
 static bool user_range(struct utask *t, uint64_t va, uint64_t len, bool write)
 {
 	if (len == 0)
@@ -219,6 +300,19 @@ static bool user_range(struct utask *t, uint64_t va, uint64_t len, bool write)
 	}
 	return true;
 }
+
+/* The user buffer of n elements of `size` bytes at va: n * size is never formed if it
+ * would wrap, so a huge count cannot shrink the checked length. */
+static bool user_array(struct utask *t, uint64_t va, uint64_t n, uint64_t size, bool write)
+{
+	if (size && n > UINT64_MAX / size)
+		return false;
+	return user_range(t, va, n * size, write);
+}
+
+/* A register that must hold an int (a core id, a tag, a wildcard): it is sign-extended
+ * by the calling convention, so anything else did not come from an int. */
+static bool fits_int(uint64_t v) { return (int64_t)v == (int32_t)v; }
 
 #define USER_WRITE_MAX 4096
 
@@ -245,7 +339,7 @@ struct user_alltoallv {
 	uint64_t in, sendcounts, sdispls, out, recvcounts, rdispls;
 };
 
-/* Highest end (displacement + count) over n ranks, or UINT64_MAX if it overflows. */
+/* Highest end (displacement + count) over n ranks; 64-bit sums of 32-bit values cannot wrap. */
 static uint64_t extent(const uint32_t *counts, const uint32_t *displs, unsigned n)
 {
 	uint64_t end = 0;
@@ -272,24 +366,50 @@ static int make_group(struct utask *t, const uint16_t *cores, unsigned n)
 		kfree(ng);
 		return e;
 	}
+	ng->type = MSG_TYPE_USER_COLL; /* the user channel, in the task's session */
 	t->groups[slot] = ng;
 	return slot;
 }
 
-/* The non-blocking message calls and the collectives, for user tasks. */
+/* alltoallv: the count and displacement arrays are copied in before anything is checked,
+ * so a receive into an overlapping buffer cannot change them after the check. */
+static int64_t user_alltoallv(struct utask *t, struct msg_group *g, uint64_t arg)
+{
+	struct user_alltoallv v;
+	if (!user_range(t, arg, sizeof v, false))
+		return -EFAULT;
+	memcpy(&v, (const void *)arg, sizeof v);
+	static uint32_t arrays[MOSAIC_MAX_HARTS][4][MOSAIC_MAX_HARTS]; /* per core: too big for the stack */
+	uint32_t(*k)[MOSAIC_MAX_HARTS] = arrays[this_cpu()];
+	const uint64_t from[4] = {v.sendcounts, v.sdispls, v.recvcounts, v.rdispls};
+	for (unsigned i = 0; i < 4; i++) {
+		if (!user_array(t, from[i], g->n, sizeof(uint32_t), false))
+			return -EFAULT;
+		memcpy(k[i], (const void *)from[i], g->n * sizeof(uint32_t));
+	}
+	if (!user_range(t, v.in, extent(k[0], k[1], g->n), false) || !user_range(t, v.out, extent(k[2], k[3], g->n), true))
+		return -EFAULT;
+	return msg_alltoallv(g, (const void *)v.in, k[0], k[1], (void *)v.out, k[2], k[3]);
+}
+
+/* The non-blocking message calls and the collectives, for user tasks (the user channel). */
 static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 {
 	struct msg_group *g;
 	switch (nr) {
 	case KC_ISEND:
 	case KC_IRECV: {
+		if (!fits_int(a[0]) || !fits_int(a[1]))
+			return -EINVAL;
 		if (!user_range(t, a[2], a[3], nr == KC_IRECV))
 			return -EFAULT;
 		int h = open_request(t);
 		if (h < 0)
 			return h;
-		int e = nr == KC_ISEND ? msg_isend((int)a[0], (int)a[1], (const void *)a[2], (uint32_t)a[3], &t->reqs[h])
-				       : msg_irecv((int)a[0], (int)a[1], (void *)a[2], (uint32_t)a[3], &t->reqs[h]);
+		int e = nr == KC_ISEND ? msg_isend_typed(MSG_TYPE_USER, (int)a[0], (int)a[1], (const void *)a[2],
+							 (uint32_t)a[3], false, &t->reqs[h])
+				       : msg_irecv_typed(MSG_TYPE_USER, (int)a[0], (int)a[1], (void *)a[2], (uint32_t)a[3],
+							 &t->reqs[h]);
 		if (e)
 			return e;
 		t->req_open[h] = true;
@@ -311,6 +431,8 @@ static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 			r->state = MSG_REQ_IDLE;
 		} else {
 			e = msg_wait(r, &st);
+			if (e == -EINTR)
+				return e; /* the task is being killed; its request was withdrawn */
 		}
 		t->req_open[a[0]] = false;
 		if (a[1])
@@ -318,9 +440,11 @@ static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		return nr == KC_TEST ? (e ? e : 1) : e;
 	}
 	case KC_XSEND:
+		if (!fits_int(a[0]) || !fits_int(a[1]))
+			return -EINVAL;
 		if (!user_range(t, a[2], a[3], false))
 			return -EFAULT;
-		return msg_xsend((int)a[0], (int)a[1], (const void *)a[2], (uint32_t)a[3]);
+		return msg_xsend_typed(MSG_TYPE_USER, (int)a[0], (int)a[1], (const void *)a[2], (uint32_t)a[3]);
 	case KC_JOB_GROUP: {
 		const struct job_ctx *jc = alloc_job_ctx(this_cpu());
 		if (!jc->job)
@@ -333,8 +457,10 @@ static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		return h;
 	}
 	case KC_GROUP_INIT:
-		if (a[1] == 0 || a[1] > MOSAIC_MAX_HARTS || !user_range(t, a[0], a[1] * sizeof(uint16_t), false))
-			return a[1] == 0 || a[1] > MOSAIC_MAX_HARTS ? -EINVAL : -EFAULT;
+		if (a[1] == 0 || a[1] > MOSAIC_MAX_HARTS)
+			return -EINVAL;
+		if (!user_array(t, a[0], a[1], sizeof(uint16_t), false))
+			return -EFAULT;
 		return make_group(t, (const uint16_t *)a[0], (unsigned)a[1]);
 	}
 	if (!(g = group_of(t, a[0])))
@@ -343,48 +469,77 @@ static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 	case KC_BARRIER:
 		return msg_barrier(g);
 	case KC_BCAST:
+		if (a[1] >= g->n || a[3] > NOC_MAX_BODY)
+			return a[1] >= g->n ? -EINVAL : -EMSGSIZE;
 		if (!user_range(t, a[2], a[3], true))
 			return -EFAULT;
 		return msg_bcast(g, (unsigned)a[1], (void *)a[2], (uint32_t)a[3]);
 	case KC_REDUCE:
-		if (a[4] > NOC_MAX_BODY / 8 || !user_range(t, a[2], a[4] * 8, false) ||
-		    (g->rank == a[1] && !user_range(t, a[3], a[4] * 8, true)))
-			return a[4] > NOC_MAX_BODY / 8 ? -EMSGSIZE : -EFAULT;
+		if (a[1] >= g->n || a[5] > MSG_OP_MAX)
+			return -EINVAL;
+		if (a[4] > NOC_MAX_BODY / 8)
+			return -EMSGSIZE;
+		if (!user_array(t, a[2], a[4], 8, false) || (g->rank == a[1] && !user_array(t, a[3], a[4], 8, true)))
+			return -EFAULT;
 		return msg_reduce(g, (unsigned)a[1], (const int64_t *)a[2], (int64_t *)a[3], (unsigned)a[4],
 				  (enum msg_op)a[5]);
 	case KC_ALLREDUCE:
-		if (a[3] > NOC_MAX_BODY / 8 || !user_range(t, a[1], a[3] * 8, false) || !user_range(t, a[2], a[3] * 8, true))
-			return a[3] > NOC_MAX_BODY / 8 ? -EMSGSIZE : -EFAULT;
+		if (a[4] > MSG_OP_MAX)
+			return -EINVAL;
+		if (a[3] > NOC_MAX_BODY / 8)
+			return -EMSGSIZE;
+		if (!user_array(t, a[1], a[3], 8, false) || !user_array(t, a[2], a[3], 8, true))
+			return -EFAULT;
 		return msg_allreduce(g, (const int64_t *)a[1], (int64_t *)a[2], (unsigned)a[3], (enum msg_op)a[4]);
 	case KC_GATHER:
-		if (a[3] > NOC_MAX_BODY || !user_range(t, a[2], a[3], false) ||
-		    (g->rank == a[1] && !user_range(t, a[4], a[3] * g->n, true)))
-			return a[3] > NOC_MAX_BODY ? -EMSGSIZE : -EFAULT;
+		if (a[1] >= g->n)
+			return -EINVAL;
+		if (a[3] > NOC_MAX_BODY)
+			return -EMSGSIZE;
+		if (!user_range(t, a[2], a[3], false) || (g->rank == a[1] && !user_array(t, a[4], g->n, a[3], true)))
+			return -EFAULT;
 		return msg_gather(g, (unsigned)a[1], (const void *)a[2], (uint32_t)a[3], (void *)a[4]);
 	case KC_ALLGATHER:
 	case KC_ALLTOALL:
-		if (a[2] > NOC_MAX_BODY || !user_range(t, a[1], a[2] * (nr == KC_ALLTOALL ? g->n : 1), false) ||
-		    !user_range(t, a[3], a[2] * g->n, true))
-			return a[2] > NOC_MAX_BODY ? -EMSGSIZE : -EFAULT;
+		if (a[2] > NOC_MAX_BODY)
+			return -EMSGSIZE;
+		if (!user_array(t, a[1], nr == KC_ALLTOALL ? g->n : 1, a[2], false) || !user_array(t, a[3], g->n, a[2], true))
+			return -EFAULT;
 		return nr == KC_ALLGATHER ? msg_allgather(g, (const void *)a[1], (uint32_t)a[2], (void *)a[3])
 					  : msg_alltoall(g, (const void *)a[1], (uint32_t)a[2], (void *)a[3]);
-	case KC_ALLTOALLV: {
-		struct user_alltoallv v;
-		uint64_t arr = g->n * sizeof(uint32_t);
-		if (!user_range(t, a[1], sizeof v, false))
-			return -EFAULT;
-		memcpy(&v, (const void *)a[1], sizeof v);
-		if (!user_range(t, v.sendcounts, arr, false) || !user_range(t, v.sdispls, arr, false) ||
-		    !user_range(t, v.recvcounts, arr, false) || !user_range(t, v.rdispls, arr, false))
-			return -EFAULT;
-		const uint32_t *sc = (const uint32_t *)v.sendcounts, *sd = (const uint32_t *)v.sdispls;
-		const uint32_t *rc = (const uint32_t *)v.recvcounts, *rd = (const uint32_t *)v.rdispls;
-		if (!user_range(t, v.in, extent(sc, sd, g->n), false) || !user_range(t, v.out, extent(rc, rd, g->n), true))
-			return -EFAULT;
-		return msg_alltoallv(g, (const void *)v.in, sc, sd, (void *)v.out, rc, rd);
-	}
+	case KC_ALLTOALLV:
+		return user_alltoallv(t, g, a[1]);
 	default:
 		return -ENOSYS;
+	}
+}
+
+/* The blocking point-to-point calls, on the user channel in the task's session. */
+static int64_t user_p2p_kcall(struct utask *t, uint64_t nr, uint64_t *a)
+{
+	/* a length that passes user_range is below USER_SPAN, so it fits the uint32_t it becomes */
+	if (!fits_int(a[0]) || !fits_int(a[1]))
+		return -EINVAL;
+	int peer = (int)a[0], tag = (int)a[1];
+	switch (nr) {
+	case KC_SEND:
+	case KC_TRYSEND:
+		if (!user_range(t, a[2], a[3], false))
+			return -EFAULT;
+		return nr == KC_SEND ? msg_send_typed(MSG_TYPE_USER, peer, tag, (const void *)a[2], (uint32_t)a[3])
+				     : msg_trysend_typed(MSG_TYPE_USER, peer, tag, (const void *)a[2], (uint32_t)a[3]);
+	case KC_RECV:
+	case KC_TRYRECV:
+		if (!user_range(t, a[2], a[3], true) || (a[4] && !user_range(t, a[4], sizeof(struct msg_status), true)))
+			return -EFAULT;
+		return nr == KC_RECV
+			       ? msg_recv_typed(MSG_TYPE_USER, peer, tag, (void *)a[2], (uint32_t)a[3], (struct msg_status *)a[4])
+			       : msg_tryrecv_typed(MSG_TYPE_USER, peer, tag, (void *)a[2], (uint32_t)a[3],
+						   (struct msg_status *)a[4]);
+	default: /* KC_PROBE */
+		if (!a[3] || !user_range(t, a[3], sizeof(struct msg_status), true))
+			return -EFAULT;
+		return msg_probe_typed(MSG_TYPE_USER, peer, tag, a[2] != 0, (struct msg_status *)a[3]);
 	}
 }
 
@@ -403,9 +558,11 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		return kcall(KC_WRITE, a, buf, (uint32_t)a[1]);
 	}
 	case KC_HEAP_GROW: {
-		/* a[0] bytes more; returns the old break (sbrk) */
+		/* a[0] bytes more; returns the old break (sbrk). a[0] is bounded before it is rounded. */
+		if (a[0] > t->heap_limit)
+			return -ENOMEM;
 		uint64_t bytes = (a[0] + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1), old = t->brk;
-		if (a[0] > t->heap_limit || t->brk + bytes - t->heap_start > t->heap_limit ||
+		if (t->brk + bytes - t->heap_start > t->heap_limit ||
 		    t->brk + bytes > USER_BASE + USER_SPAN - UTASK_STACK_PAGES * PAGE_SIZE)
 			return -ENOMEM;
 		uint64_t args[6] = {bytes};
@@ -417,34 +574,45 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		t->brk += bytes;
 		return (int64_t)old;
 	}
+	case KC_KILL: {
+		/* (core): a task of the caller's own session (its job, its team), not itself */
+		if (a[0] >= hart_count || a[0] == this_cpu())
+			return -EINVAL;
+		uint32_t mine = msg_session();
+		if (session_on((unsigned)a[0]) != mine)
+			return -EPERM;
+		return utask_kill((unsigned)a[0], mine);
+	}
 	case KC_SEND:
 	case KC_TRYSEND:
-		if (!user_range(t, a[2], a[3], false))
-			return -EFAULT;
-		return kcall((unsigned)nr, a, 0, 0);
 	case KC_RECV:
 	case KC_TRYRECV:
-		if (!user_range(t, a[2], a[3], true) || (a[4] && !user_range(t, a[4], sizeof(struct msg_status), true)))
-			return -EFAULT;
-		return kcall((unsigned)nr, a, 0, 0);
 	case KC_PROBE:
-		if (!a[3] || !user_range(t, a[3], sizeof(struct msg_status), true))
-			return -EFAULT;
-		return kcall((unsigned)nr, a, 0, 0);
+		return user_p2p_kcall(t, nr, a);
+	case KC_SLEEP_US: {
+		if (a[0] > 60ULL * 1000 * 1000)
+			return -EINVAL;
+		/* a sleep ends early, with -EINTR, when the task is to be killed */
+		bool woke = WAIT_UNTIL(hart_kill_pending(), timer_now() + timer_us_to_ticks(a[0]));
+		return woke ? -EINTR : 0;
+	}
 	case KC_CORE_ID:
 	case KC_DOMAIN_ID:
 	case KC_JOB_ID:
 	case KC_RANK:
 	case KC_JOB_SIZE:
 	case KC_TIME_NS:
-	case KC_SLEEP_US:
 		return kcall((unsigned)nr, a, 0, 0);
 	case KC_INVADE: {
 		/* (n, properties, cores out, capacity): the new cores, nearest first; the
 		 * array must hold all that may come (n, or the whole machine if that is less) */
+		if (a[0] == 0 || a[0] > UINT32_MAX || a[1] > INVADE_ANYWHERE)
+			return -EINVAL;
 		uint64_t most = a[0] < mesh.cores ? a[0] : mesh.cores;
-		if (a[2] && (a[3] < most || !user_range(t, a[2], most * sizeof(uint16_t), true)))
-			return a[3] < most ? -EINVAL : -EFAULT;
+		if (a[2] && a[3] < most)
+			return -EINVAL;
+		if (a[2] && !user_array(t, a[2], most, sizeof(uint16_t), true))
+			return -EFAULT;
 		uint16_t got[MOSAIC_MAX_HARTS];
 		int64_t r = claim_invade((uint32_t)a[0], (unsigned)a[1], got);
 		if (r > 0 && a[2])
@@ -455,7 +623,7 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		/* (cores, n) */
 		if (!a[1] || a[1] > MOSAIC_MAX_HARTS)
 			return -EINVAL;
-		if (!user_range(t, a[0], a[1] * sizeof(uint16_t), false))
+		if (!user_array(t, a[0], a[1], sizeof(uint16_t), false))
 			return -EFAULT;
 		uint16_t cores[MOSAIC_MAX_HARTS];
 		memcpy(cores, (const void *)a[0], a[1] * sizeof(uint16_t));
@@ -465,7 +633,7 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		/* (team entries, n): member i runs fn(arg) on claimed core i */
 		if (a[1] > MOSAIC_MAX_HARTS)
 			return -EINVAL;
-		if (a[1] && !user_range(t, a[0], a[1] * sizeof(struct team_entry), false))
+		if (!user_array(t, a[0], a[1], sizeof(struct team_entry), false))
 			return -EFAULT;
 		struct team_entry team[MOSAIC_MAX_HARTS];
 		memcpy(team, (const void *)a[0], a[1] * sizeof(struct team_entry));
@@ -475,25 +643,28 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		return claim_infect(t->name, team, (uint32_t)a[1]);
 	}
 	case KC_TEAM_WAIT: {
-		/* (results out, capacity): every member's end */
-		if (a[0] && !user_range(t, a[0], a[1] * sizeof(struct member_result), true))
-			return -EFAULT;
+		/* (results out, capacity): every member's end; all `capacity` entries are written */
 		if (!a[0] || a[1] > MOSAIC_MAX_HARTS)
 			return -EINVAL;
+		if (!user_array(t, a[0], a[1], sizeof(struct member_result), true))
+			return -EFAULT;
 		struct member_result res[MOSAIC_MAX_HARTS];
+		memset(res, 0, sizeof res);
 		int64_t r = claim_team_wait(res, (uint32_t)a[1]);
 		if (r >= 0)
 			memcpy((void *)a[0], res, a[1] * sizeof res[0]);
 		return r;
 	}
 	case KC_CLAIM: {
-		/* (cores out, capacity): the claim's size; its cores in claim order */
-		if (a[0] && !user_range(t, a[0], a[1] * sizeof(uint16_t), true))
-			return -EFAULT;
+		/* (cores out, capacity): the claim's size; min(size, capacity) cores in claim order.
+		 * The check covers exactly the entries copied. */
 		uint16_t cores[MOSAIC_MAX_HARTS];
 		uint32_t n = claim_cores(cores, MOSAIC_MAX_HARTS);
+		uint64_t k = n < a[1] ? n : a[1];
+		if (a[0] && !user_array(t, a[0], k, sizeof cores[0], true))
+			return -EFAULT;
 		if (a[0])
-			memcpy((void *)a[0], cores, (n < a[1] ? n : a[1]) * sizeof cores[0]);
+			memcpy((void *)a[0], cores, k * sizeof cores[0]);
 		return n;
 	}
 	default:
@@ -518,38 +689,53 @@ void utask_trap(struct trap_frame *f)
 		f->regs[10] = (uint64_t)user_kcall(t, f->regs[17], args);
 		irq_disable();
 		csr_clear(sstatus, SSTATUS_SUM);
+		leave_if_killed(t);
 		return;
 	}
 	t->res->cause = f->scause;
 	t->res->sepc = f->sepc;
 	t->res->stval = f->stval;
+	t->res->kill_reason = UTASK_KILL_FAULT;
 	kprintf("mosaic: core %u: task '%s' killed: %s at %lx (address %lx)\n", this_cpu(), t->name,
 		trap_cause_name(f->scause), f->sepc, f->stval);
 	uctx_leave(t->kctx, KILL_MARK);
+}
+
+void utask_interrupted(struct trap_frame *f)
+{
+	(void)f;
+	struct utask *t = this_hart()->utask;
+	if (t)
+		leave_if_killed(t);
 }
 
 /* ---- the shell ---- */
 
 struct run_request {
 	const char *name;
-	uint64_t arg;
+	uint64_t arg, cpu_ms;
 	struct utask_result res;
 };
 
 static void run_on_this_core(void *arg)
 {
 	struct run_request *r = arg;
-	utask_run(r->name, r->arg, &r->res);
+	utask_run_entry(r->name, 0, r->arg, r->cpu_ms, &r->res);
+}
+
+int utask_run_on(unsigned core, const char *name, uint64_t arg, struct utask_result *res)
+{
+	return utask_run_limited_on(core, name, arg, 0, res);
 }
 
 /* Runs a program on a pico-kernel and reports how it ended; for the shell and tests. */
-int utask_run_on(unsigned core, const char *name, uint64_t arg, struct utask_result *res)
+int utask_run_limited_on(unsigned core, const char *name, uint64_t arg, uint64_t cpu_ms, struct utask_result *res)
 {
 	if (core >= hart_count)
 		return -ENXIO;
 	if (is_master(core))
 		return -EPERM; /* user tasks run on pico-kernels */
-	struct run_request r = {.name = name, .arg = arg};
+	struct run_request r = {.name = name, .arg = arg, .cpu_ms = cpu_ms};
 	if (core == this_cpu())
 		run_on_this_core(&r);
 	else if (hart_call(core, run_on_this_core, &r))
@@ -560,20 +746,32 @@ int utask_run_on(unsigned core, const char *name, uint64_t arg, struct utask_res
 	return 0;
 }
 
-SHELL_CMD(run, "run PROGRAM [ARG] [core C]", "run a user program on a pico-kernel (list them with 'programs')")
+SHELL_CMD(run, "run PROGRAM [ARG] [core C] [cpu MS]",
+	  "run a user program on a pico-kernel (list them with 'programs'); cpu: its CPU-time limit in ms")
 {
-	if (argc < 2 || argc > 5 || argc == 4)
+	if (argc < 2)
 		return SHELL_USAGE;
-	uint64_t arg = 0, core = hart_count;
-	if (argc >= 3 && !parse_u64(argv[2], &arg))
+	uint64_t arg = 0, core = hart_count, cpu_ms = 0;
+	int i = 2;
+	if (argc > 2 && argv[2][0] >= '0' && argv[2][0] <= '9' && !parse_u64(argv[i++], &arg))
 		return SHELL_USAGE;
-	if (argc == 5 && (strcmp(argv[3], "core") != 0 || !parse_u64(argv[4], &core)))
+	bool chose_core = false, chose_cpu = false;
+	for (; i < argc; i += 2) {
+		uint64_t *into = !strcmp(argv[i], "core") ? &core : !strcmp(argv[i], "cpu") ? &cpu_ms : 0;
+		if (!into || i + 1 >= argc || !parse_u64(argv[i + 1], into))
+			return SHELL_USAGE;
+		chose_core |= into == &core;
+		chose_cpu |= into == &cpu_ms;
+	}
+	if (chose_cpu && (cpu_ms == 0 || cpu_ms > 86400000)) {
+		kprintf("run: cpu MS must be 1..86400000 (without it: the boot default task_cpu_ms)\n");
 		return SHELL_USAGE;
+	}
 	if (!user_program_find(argv[1])) {
 		kprintf("run: no program '%s' (see 'programs')\n", argv[1]);
 		return SHELL_USAGE;
 	}
-	if (argc < 5) /* the first idle pico-kernel */
+	if (!chose_core) /* the first idle pico-kernel */
 		for (unsigned c = 0; c < hart_count && core == hart_count; c++)
 			if (!is_master(c) && (c == this_cpu() || harts[c].state == HART_ONLINE))
 				core = c;
@@ -582,7 +780,7 @@ SHELL_CMD(run, "run PROGRAM [ARG] [core C]", "run a user program on a pico-kerne
 		return 1;
 	}
 	struct utask_result res;
-	int e = utask_run_on((unsigned)core, argv[1], arg, &res);
+	int e = utask_run_limited_on((unsigned)core, argv[1], arg, cpu_ms, &res);
 	if (e) {
 		kprintf("run: cannot run on core %lu: %s\n", core, kstrerror(e));
 		return 1;
@@ -604,4 +802,27 @@ SHELL_CMD(programs, "programs", "list the user programs built into the kernel")
 		kprintf("  %-12s %lu bytes\n", user_programs[i].name,
 			(uint64_t)(user_programs[i].end - user_programs[i].start));
 	return 0;
+}
+
+SHELL_CMD(kill, "kill CORE | kill job J",
+	  "kill the user task on CORE, or every task of job J (its id as 'mk' and 'jobs' show it)")
+{
+	uint64_t v;
+	if (argc == 2 && parse_u64(argv[1], &v)) {
+		int e = utask_kill(v < hart_count ? (unsigned)v : hart_count, 0);
+		if (e)
+			kprintf("kill: %s\n", e == -ESRCH ? "no user task runs on that core" : "no such core");
+		else
+			kprintf("kill: the task on core %lu is being killed\n", v);
+		return e ? 1 : 0;
+	}
+	if (argc != 3 || strcmp(argv[1], "job") != 0 || !parse_u64(argv[2], &v) || v >= MSG_SESSION_JOB)
+		return SHELL_USAGE;
+	uint32_t session = MSG_SESSION_JOB | (uint32_t)v;
+	unsigned n = 0;
+	for (unsigned c = 0; c < hart_count; c++)
+		if (utask_kill(c, session) == 0)
+			n++;
+	kprintf("kill: %u task%s of job %lu being killed\n", n, n == 1 ? "" : "s", v);
+	return n ? 0 : 1;
 }

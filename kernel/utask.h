@@ -14,6 +14,10 @@
 
 #define UTASK_STACK_PAGES 4
 #define UTASK_HEAP_LIMIT (512 * 1024) /* per task; the domain master keeps the account */
+/* Default CPU-time limit of a task, ms of guest time it holds its core (boot argument
+ * task_cpu_ms; a job's `cpu MS` overrides it; 0 means none). */
+#define UTASK_CPU_MS_DEFAULT 60000
+extern uint64_t utask_cpu_ms;
 
 struct user_program {
 	const char *name;
@@ -25,26 +29,41 @@ extern const struct user_program user_programs[];
 extern const unsigned user_program_count;
 const struct user_program *user_program_find(const char *name);
 
+enum utask_kill_reason { UTASK_KILL_FAULT = 1, UTASK_KILL_CPU_LIMIT, UTASK_KILL_REQUEST };
+
 struct utask_result {
 	int status;     /* 0 exited, -EFAULT killed, -ENOENT no such program, -ENOMEM, -ENOEXEC bad ELF */
 	int exit_code;  /* when exited */
-	uint64_t cause, sepc, stval; /* when killed */
+	int kill_reason; /* when killed: enum utask_kill_reason */
+	uint64_t cause, sepc, stval; /* when killed by a fault */
 };
 
 /* Runs program `name` with argument arg on the calling core until it exits or is killed. */
 void utask_run(const char *name, uint64_t arg, struct utask_result *res);
 
-/* The same, entered at fn(arg) instead of main: a team member (kernel/alloc/team.c). */
-void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, struct utask_result *res);
+/* The same, entered at fn(arg) instead of main (a team member, kernel/alloc/team.c),
+ * with a CPU-time limit of cpu_ms (0: the boot default utask_cpu_ms). The task runs in
+ * the core's message session if one was begun (a job's, a team's), else in a fresh one;
+ * either way the session ends with the task (kernel/msg/msg.h). */
+void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, uint64_t cpu_ms, struct utask_result *res);
+
+/* Asks the task on `core` to be killed if it runs in `session` (0: any). It stops at
+ * its next kernel entry or interrupt, and any wait in a kernel call of it ends.
+ * -ESRCH if no such task runs there, -ENXIO for no such core. */
+int utask_kill(unsigned core, uint32_t session);
 /* True if fn is an address in the code of program `name` (a team member's function). */
 bool utask_entry_ok(const char *name, uint64_t fn);
 
 /* Runs it on a pico-kernel core (the caller's own, or another through hart_call).
  * -EPERM on a micro-kernel, -ENXIO for no such core, -EBUSY if the core is busy. */
 int utask_run_on(unsigned core, const char *name, uint64_t arg, struct utask_result *res);
+/* The same with a CPU-time limit (ms; 0: the boot default). */
+int utask_run_limited_on(unsigned core, const char *name, uint64_t arg, uint64_t cpu_ms, struct utask_result *res);
 
 struct trap_frame;
 /* Called by the trap handler for every exception taken in U-mode. */
 void utask_trap(struct trap_frame *f);
+/* Called after an interrupt taken in U-mode was handled: the task dies here if asked to. */
+void utask_interrupted(struct trap_frame *f);
 
 #endif

@@ -18,6 +18,7 @@
 #define KC_TIME_NS 6
 #define KC_SLEEP_US 7
 #define KC_HEAP_GROW 8
+#define KC_KILL 9
 #define KC_SEND 16
 #define KC_TRYSEND 17
 #define KC_RECV 20
@@ -56,6 +57,9 @@
 #define MOSAIC_ENOENT (-2)
 #define MOSAIC_EBUSY (-16)
 #define MOSAIC_ENOTSUP (-95)
+#define MOSAIC_EPERM (-1)
+#define MOSAIC_ESRCH (-3)
+#define MOSAIC_EINTR (-4)
 #define MOSAIC_ANY (-1)
 
 /* The kernel's struct msg_status (kernel/msg/msg.h). */
@@ -88,6 +92,9 @@ static inline long mosaic_rank(void) { return mosaic_call(KC_RANK, 0, 0, 0, 0, 0
 static inline long mosaic_time_ns(void) { return mosaic_call(KC_TIME_NS, 0, 0, 0, 0, 0); }
 static inline long mosaic_sleep_us(long us) { return mosaic_call(KC_SLEEP_US, us, 0, 0, 0, 0); }
 static inline long mosaic_heap_grow(long bytes) { return mosaic_call(KC_HEAP_GROW, bytes, 0, 0, 0, 0); }
+/* Kills the task on `core`, which must run in the caller's session (a task of its own
+ * job, a member of its team): 0, or MOSAIC_EPERM / MOSAIC_ESRCH / MOSAIC_EINVAL. */
+static inline long mosaic_kill(long core) { return mosaic_call(KC_KILL, core, 0, 0, 0, 0); }
 static inline long mosaic_send(int dst, int tag, const void *buf, size_t len)
 {
 	return mosaic_call(KC_SEND, dst, tag, (long)buf, (long)len, 0);

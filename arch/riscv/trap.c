@@ -47,21 +47,29 @@ void trap_handler(struct trap_frame *f)
 		return;
 	}
 	if (f->scause & SCAUSE_INTERRUPT) {
+		bool handled = true;
 		switch (f->scause & ~SCAUSE_INTERRUPT) {
 		case IRQ_S_SOFT:
 			csr_clear(sip, SIE_SSIE);
 			ipi_handle();
-			return;
+			break;
 		case IRQ_S_TIMER:
 			timer_handle_irq();
-			return;
+			break;
 		case IRQ_S_EXT:
 			this_hart()->ext_irqs++;
-			if (external_handler) {
+			if (external_handler)
 				external_handler();
-				return;
-			}
+			else
+				handled = false;
 			break;
+		default:
+			handled = false;
+		}
+		if (handled) {
+			if (!(f->sstatus & SSTATUS_SPP))
+				utask_interrupted(f); /* a task to be killed dies here, even if it never calls the kernel */
+			return;
 		}
 	}
 	panic_trap(f);

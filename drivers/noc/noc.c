@@ -39,6 +39,7 @@ static char mesh_spec[BOOTARG_STR_MAX];
 BOOTARG_STR("mesh", mesh_spec, "mesh geometry WxH (default: the most square W x H with W >= H)");
 
 struct noc_mailbox noc_mailboxes[MOSAIC_MAX_HARTS];
+struct noc_mailbox noc_user_mailboxes[MOSAIC_MAX_HARTS];
 struct noc_link_stats noc_links[MESH_MAX_LINKS];
 struct noc_core_stats noc_core_stats[MOSAIC_MAX_HARTS];
 
@@ -49,6 +50,19 @@ static uint32_t next_seq[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS];
 /* The link table is the network's shared state: one lock books a whole route atomically. */
 static struct spinlock net_lock = SPINLOCK_INIT("noc-links");
 
+static const char *mailbox_init(struct noc_mailbox *mb, const char *name)
+{
+	mb->lock = (struct spinlock)SPINLOCK_INIT(name);
+	mb->slots = kmalloc(noc_params.depth * sizeof(struct noc_slot));
+	if (!mb->slots)
+		return "noc: no memory for the mailboxes";
+	memset(mb->slots, 0, noc_params.depth * sizeof(struct noc_slot));
+	for (unsigned i = 0; i < noc_params.depth; i++)
+		mb->slots[i].reserved_for = -1;
+	mb->free_mask = noc_params.depth == 64 ? ~0UL : (1UL << noc_params.depth) - 1;
+	return 0;
+}
+
 const char *noc_init(void)
 {
 	static char err[160];
@@ -56,15 +70,11 @@ const char *noc_init(void)
 	if (bad)
 		mesh_init("", hart_count, 0, 0); /* report, and carry on with the default shape */
 	for (unsigned c = 0; c < hart_count; c++) {
-		struct noc_mailbox *mb = &noc_mailboxes[c];
-		mb->lock = (struct spinlock)SPINLOCK_INIT("mailbox");
-		mb->slots = kmalloc(noc_params.depth * sizeof(struct noc_slot));
-		if (!mb->slots)
-			return "noc: no memory for the mailboxes";
-		memset(mb->slots, 0, noc_params.depth * sizeof(struct noc_slot));
-		for (unsigned i = 0; i < noc_params.depth; i++)
-			mb->slots[i].reserved_for = -1;
-		mb->free_mask = noc_params.depth == 64 ? ~0UL : (1UL << noc_params.depth) - 1;
+		const char *e = mailbox_init(&noc_mailboxes[c], "mailbox");
+		if (!e)
+			e = mailbox_init(&noc_user_mailboxes[c], "user-mailbox");
+		if (e)
+			return e;
 	}
 	return bad;
 }
@@ -129,8 +139,8 @@ static void report_xsend(unsigned src, unsigned dst, const char *rule)
 		kprintf("noc: xsend %u -> %u breaks %s; use send (flow control) for this pattern\n", src, dst, rule);
 }
 
-int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const void *body, uint32_t len, bool xsend,
-		bool wait)
+int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t session, const void *body, uint32_t len,
+		bool xsend, bool wait)
 {
 	if (dst >= mesh.cores)
 		return -ENXIO;
@@ -143,7 +153,7 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const vo
 			return -ENOMEM;
 		memcpy(big, body, len);
 	}
-	struct noc_mailbox *mb = &noc_mailboxes[dst];
+	struct noc_mailbox *mb = noc_mailbox_of(dst, type);
 	uint64_t s = spin_lock(&mb->lock);
 	struct noc_slot *slot = 0;
 	unsigned idx = 0;
@@ -179,7 +189,7 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const vo
 	last_delivery_ns[src][dst] = deliver;
 	slot->h = (struct noc_header){.src = (uint16_t)src, .dst = (uint16_t)dst, .type = type,
 				      .flags = xsend ? NOC_FLAG_XSEND : 0, .tag = tag, .len = len,
-				      .seq = next_seq[src][dst]++, .hops = hops, .t_send_ns = now,
+				      .seq = next_seq[src][dst]++, .hops = hops, .session = session, .t_send_ns = now,
 				      .t_deliver_ns = deliver, .t_wait_ns = wait_ns};
 	slot->body = big ? big : slot->inline_body;
 	if (!big && len)
@@ -187,7 +197,7 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const vo
 	slot->order = mb->next_order++;
 	slot->used = true;
 	mb->used++;
-	mb->events++;
+	__atomic_fetch_add(&noc_mailboxes[dst].events, 1, __ATOMIC_RELEASE); /* the core's signal, for both channels */
 	spin_unlock(&mb->lock, s);
 	noc_wake(dst);
 	noc_core_stats[src].sent++;
@@ -199,9 +209,8 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const vo
 	return 0;
 }
 
-struct noc_slot *noc_mailbox_find(unsigned core, const struct noc_match *m, uint64_t now, uint64_t *next_ns)
+struct noc_slot *noc_mailbox_find(struct noc_mailbox *mb, const struct noc_match *m, uint64_t now, uint64_t *next_ns)
 {
-	struct noc_mailbox *mb = &noc_mailboxes[core];
 	struct noc_slot *best = 0;
 	uint64_t next = UINT64_MAX;
 	for (uint64_t bits = mb->used_mask; bits; bits &= bits - 1) {
@@ -240,9 +249,9 @@ static void give_credit(struct noc_mailbox *mb, struct noc_slot *slot)
 	}
 }
 
-void noc_cancel_credit(unsigned src, unsigned dst)
+void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type)
 {
-	struct noc_mailbox *mb = &noc_mailboxes[dst];
+	struct noc_mailbox *mb = noc_mailbox_of(dst, type);
 	uint64_t s = spin_lock(&mb->lock);
 	if (mb->credit_queued[src / 64] & (1UL << (src % 64))) {
 		unsigned kept = 0;
@@ -260,25 +269,55 @@ void noc_cancel_credit(unsigned src, unsigned dst)
 	spin_unlock(&mb->lock, s);
 }
 
-uint64_t noc_mailbox_next_delivery(unsigned core)
+static uint64_t next_delivery(struct noc_mailbox *mb, uint64_t now)
 {
-	struct noc_mailbox *mb = &noc_mailboxes[core];
 	uint64_t next, s = spin_lock(&mb->lock);
-	noc_mailbox_find(core, 0, noc_now_ns(), &next);
+	noc_mailbox_find(mb, 0, now, &next);
 	spin_unlock(&mb->lock, s);
 	return next;
 }
 
-void noc_mailbox_release(unsigned core, struct noc_slot *slot)
+uint64_t noc_mailbox_next_delivery(unsigned core)
 {
-	struct noc_mailbox *mb = &noc_mailboxes[core];
+	uint64_t now = noc_now_ns(), k = next_delivery(&noc_mailboxes[core], now);
+	if (!noc_user_mailboxes[core].used_mask)
+		return k; /* the common case: no user traffic here, no second lock */
+	uint64_t u = next_delivery(&noc_user_mailboxes[core], now);
+	return u < k ? u : k;
+}
+
+/* Empties a used slot and hands its credit on (lock held). */
+static void free_slot(struct noc_mailbox *mb, struct noc_slot *slot)
+{
 	if (slot->body && slot->body != slot->inline_body)
 		kfree(slot->body);
 	slot->body = 0;
 	slot->used = false;
 	mb->used--;
 	mb->used_mask &= ~(1UL << (slot - mb->slots));
+	give_credit(mb, slot);
+}
+
+void noc_mailbox_release(unsigned core, struct noc_mailbox *mb, struct noc_slot *slot)
+{
 	noc_core_stats[core].received++;
 	noc_core_stats[core].bytes_received += slot->h.len;
-	give_credit(mb, slot);
+	free_slot(mb, slot);
+}
+
+unsigned noc_user_discard(unsigned core, uint32_t keep)
+{
+	struct noc_mailbox *mb = &noc_user_mailboxes[core];
+	unsigned n = 0;
+	uint64_t s = spin_lock(&mb->lock);
+	for (uint64_t bits = mb->used_mask; bits; bits &= bits - 1) {
+		struct noc_slot *sl = &mb->slots[lowest_bit(bits)];
+		if (!keep || sl->h.session != keep) {
+			free_slot(mb, sl);
+			n++;
+		}
+	}
+	spin_unlock(&mb->lock, s);
+	noc_core_stats[core].discarded += n;
+	return n;
 }

@@ -17,6 +17,14 @@
 #include "drivers/noc/mesh.h"
 #include "kernel/spinlock.h"
 
+/*
+ * Two channels, each with mailboxes and credits of its own: the kernel's and the
+ * user tasks'. A message type with NOC_TYPE_USER set travels on the user channel,
+ * so user traffic can never take a credit that a kernel protocol needs, nor be
+ * matched by a kernel receive (docs/microkernel.md, "What a user task can do").
+ */
+#define NOC_TYPE_USER 0x8000
+
 /* The fixed-size header every message starts with. */
 struct noc_header {
 	uint16_t src;          /* core ids */
@@ -27,6 +35,7 @@ struct noc_header {
 	uint32_t len;          /* body bytes */
 	uint32_t seq;          /* per (src, dst) sequence number, from 0 */
 	uint32_t hops;
+	uint32_t session;      /* user channel: the sending task's session (0 on the kernel channel) */
 	uint64_t t_send_ns;    /* guest time of the send */
 	uint64_t t_deliver_ns; /* guest time it becomes visible at dst */
 	uint64_t t_wait_ns;    /* time its head spent waiting for busy links */
@@ -73,6 +82,7 @@ struct noc_core_stats {
 	uint64_t bytes_sent, bytes_received;
 	uint64_t credit_stalls; /* sends that found no free slot */
 	uint64_t xsend_violations;
+	uint64_t discarded;     /* user messages dropped here: their session was not this core's */
 };
 
 struct noc_params {
@@ -81,7 +91,15 @@ struct noc_params {
 };
 
 extern struct noc_params noc_params;
+/* noc_mailboxes is the kernel channel; its events and sleeping fields are the core's
+ * wake-up signal for both channels. */
 extern struct noc_mailbox noc_mailboxes[MOSAIC_MAX_HARTS];
+extern struct noc_mailbox noc_user_mailboxes[MOSAIC_MAX_HARTS];
+
+static inline struct noc_mailbox *noc_mailbox_of(unsigned core, uint16_t type)
+{
+	return type & NOC_TYPE_USER ? &noc_user_mailboxes[core] : &noc_mailboxes[core];
+}
 extern struct noc_link_stats noc_links[MESH_MAX_LINKS];
 extern struct noc_core_stats noc_core_stats[MOSAIC_MAX_HARTS];
 
@@ -104,20 +122,23 @@ static inline uint32_t noc_flits(uint32_t len)
  * is woken and must retry); while anyone waits, newcomers get no slot. A caller
  * that will not retry (trysend) passes wait = false and is not queued.
  */
-int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, const void *body, uint32_t len, bool xsend,
-		bool wait);
+int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t session, const void *body, uint32_t len,
+		bool xsend, bool wait);
 
-/* Match predicate for the receive side: src/tag may be wildcards (< 0). */
+/* Match predicate for the receive side: src/tag may be wildcards (< 0); a user
+ * message matches only a receive of its own session. */
 struct noc_match {
 	int src;
 	int tag;
 	int type;
+	uint32_t session;
 };
 #define NOC_ANY (-1)
 
 static inline bool noc_matches(const struct noc_header *h, const struct noc_match *m)
 {
-	return (m->src < 0 || m->src == h->src) && (m->tag < 0 || m->tag == h->tag) && m->type == h->type;
+	return (m->src < 0 || m->src == h->src) && (m->tag < 0 || m->tag == h->tag) && m->type == h->type &&
+	       (!(h->type & NOC_TYPE_USER) || h->session == m->session);
 }
 
 /*
@@ -125,15 +146,19 @@ static inline bool noc_matches(const struct noc_header *h, const struct noc_matc
  * *next_ns gets the earliest delivery time of a message not visible yet
  * (UINT64_MAX if none). Call with the mailbox lock held.
  */
-struct noc_slot *noc_mailbox_find(unsigned core, const struct noc_match *m, uint64_t now, uint64_t *next_ns);
-/* src gives up waiting for a credit at dst (its send was cancelled): it leaves
- * dst's credit queue, and a slot kept for it goes to the next waiter. */
-void noc_cancel_credit(unsigned src, unsigned dst);
+struct noc_slot *noc_mailbox_find(struct noc_mailbox *mb, const struct noc_match *m, uint64_t now, uint64_t *next_ns);
+/* src gives up waiting for a credit at dst on the channel of `type` (its send was
+ * cancelled): it leaves dst's credit queue, and a slot kept for it goes to the next waiter. */
+void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type);
 
-/* Earliest delivery time of a message still in flight to core (UINT64_MAX if none). */
+/* Earliest delivery time of a message still in flight to core on either channel (UINT64_MAX if none). */
 uint64_t noc_mailbox_next_delivery(unsigned core);
-/* Frees a slot found above (lock held) and hands the credit to waiting senders. */
-void noc_mailbox_release(unsigned core, struct noc_slot *slot);
+/* Frees a slot of core's mailbox mb found above (lock held) and hands the credit to waiting senders. */
+void noc_mailbox_release(unsigned core, struct noc_mailbox *mb, struct noc_slot *slot);
+/* Drops every message on core's user channel whose session is not `keep` (every one
+ * for keep == 0), visible or still in flight, freeing its slot and body; returns how
+ * many. Takes the lock. */
+unsigned noc_user_discard(unsigned core, uint32_t keep);
 void noc_wake(unsigned core);
 
 #endif

@@ -48,6 +48,7 @@ struct job_spec {
 	uint64_t duration_us;
 	uint64_t t_submit_ns; /* submission time (guest ns); 0: when the home receives it */
 	uint32_t tag;       /* the submitter's own label, returned in the report */
+	uint32_t cpu_ms;    /* real-task mode: each task's CPU-time limit, ms (0: the boot default) */
 };
 
 enum job_status { JOB_OK = 0, JOB_TASK_FAILED = 1 };

@@ -347,9 +347,9 @@ void claim_member_done(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 	c->done++;
 	if (r->status) {
 		c->failed++;
-		kprintf("mosaic: claim %u: member %u on core %u %s (%s); reported to its owner, core %u\n", c->id,
-			h->count, r->core, r->status == -EFAULT ? "was killed" : "could not start", kstrerror(r->status),
-			c->owner);
+		kprintf("mosaic: claim %u: member %u on core %u %s%s%s; reported to its owner, core %u\n", c->id,
+			h->count, r->core, r->status == -EFAULT ? "was killed" : "could not start (",
+			r->status == -EFAULT ? "" : kstrerror(r->status), r->status == -EFAULT ? "" : ")", c->owner);
 	}
 	if (c->done < c->members)
 		return;

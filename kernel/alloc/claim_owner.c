@@ -10,6 +10,7 @@
 #include "kernel/hart.h"
 #include "kernel/kheap.h"
 #include "kernel/errno.h"
+#include "kernel/utask.h"
 #include "drivers/noc/mesh.h"
 #include "lib/string.h"
 
@@ -33,6 +34,9 @@ static int64_t await_answer(int tag, void *body, uint32_t cap)
 	struct msg_request req;
 	struct msg_status st;
 	int e = msg_irecv_typed(MSG_TYPE_CLAIM, (int)domain_master(domain_of(me)), tag, msg, size, &req);
+	/* a team's end may never come while its owner is being killed: that wait gives up
+	 * (claim_owner_end then kills the members and waits again) */
+	req.interruptible = tag == CLAIM_TAG_TEAM;
 	if (!e)
 		e = msg_wait(&req, &st);
 	int64_t r = e;
@@ -131,7 +135,7 @@ int64_t claim_infect(const char *program, const struct team_entry *team, uint32_
 	/* the micro-kernel judges the claim (empty, busy, sizes); the cores come from this view */
 	for (uint32_t i = 0; i < n; i++)
 		ms[i] = (struct member_spec){.fn = team[i].fn, .arg = team[i].arg,
-					     .core = i < v->n ? v->cores[i] : (uint16_t)mesh.cores, .index = (uint16_t)i};
+					     .core = i < v->n ? v->cores[i] : (uint16_t)mesh.cores, .index = (uint16_t)i, .session = msg_session()};
 	int64_t r = ask(h, len, CLAIM_TAG_INFECT, 0, 0);
 	kfree(msg);
 	if (r == 0) {
@@ -147,7 +151,7 @@ int64_t claim_team_wait(struct member_result *out, uint32_t cap)
 	if (!v->team || cap < v->members)
 		return -EINVAL;
 	int64_t r = await_answer(CLAIM_TAG_TEAM, out, v->members * sizeof(struct member_result));
-	if (r != -ENOMEM)
+	if (r != -ENOMEM && r != -EINTR)
 		v->team = false;
 	return r;
 }
@@ -160,9 +164,12 @@ uint32_t claim_cores(uint16_t *out, uint32_t cap)
 	return v->n;
 }
 
-void claim_owner_end(void)
+void claim_owner_end(bool killed)
 {
 	struct owner_view *v = &views[this_cpu()];
+	if (v->team && killed) /* its members die with it (they run in its session) */
+		for (uint32_t i = 0; i < v->members && i < v->n; i++)
+			utask_kill(v->cores[i], msg_session());
 	if (v->team) {
 		struct member_result *res = kmalloc(v->members * sizeof *res);
 		if (res) /* without memory the answer stays queued; the next owner here never asks for it */

@@ -40,7 +40,8 @@ int64_t claim_infect(const char *program, const struct team_entry *team, uint32_
 int64_t claim_team_wait(struct member_result *out, uint32_t cap);
 /* The claim's cores in claim order (at most cap of them are written); returns its size. */
 uint32_t claim_cores(uint16_t *out, uint32_t cap);
-/* The owner task ended: wait for its team, give every core back. */
-void claim_owner_end(void);
+/* The owner task ended: wait for its team (killing its members first if the owner
+ * was killed), give every core back. */
+void claim_owner_end(bool killed);
 
 #endif

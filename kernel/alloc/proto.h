@@ -84,6 +84,8 @@ struct spawn_body {
 	uint16_t nassign;   /* entries of assign[] */
 	uint16_t ncores;    /* real-task mode: the job's cores in rank order, after assign[] */
 	uint16_t pad;
+	uint32_t cpu_ms;    /* each task's CPU-time limit (0: the boot default) */
+	uint32_t pad2;
 	/* struct spawn_assign assign[nassign]; uint16_t cores[ncores]; */
 };
 struct spawn_assign {
@@ -270,7 +272,7 @@ enum { CLAIM_TAG_INVADE = 1, CLAIM_TAG_RETREAT, CLAIM_TAG_INFECT, CLAIM_TAG_TEAM
 struct member_spec {
 	uint64_t fn, arg;
 	uint16_t core, index;
-	uint32_t pad;
+	uint32_t session; /* the owner's message session: members and owner talk in it */
 };
 /* Body of INFECT and TEAM_START after the header: the program, then `count` members. */
 struct team_body {

@@ -32,6 +32,7 @@ struct job_task {
 	const uint16_t *cores;
 	const char *program;
 	uint64_t arg;
+	uint32_t cpu_ms;
 	bool started;
 };
 
@@ -106,6 +107,7 @@ void home_satisfied(struct mk *m, struct home_job *j)
 	memcpy(b->program, j->spec.program, sizeof b->program);
 	b->arg = j->spec.arg;
 	b->duration_us = j->spec.duration_us;
+	b->cpu_ms = j->spec.cpu_ms;
 	b->submitter = j->submitter;
 	b->nassign = (uint16_t)nassign;
 	b->ncores = (uint16_t)ncores;
@@ -150,6 +152,8 @@ static void job_task_main(void *arg)
 	uint32_t job = jt->job;
 	unsigned mk_core = jt->mk_core;
 	job_ctxs[me] = (struct job_ctx){.job = job, .rank = jt->rank, .size = jt->size, .cores = jt->cores};
+	/* the job's session first: a peer past the start barrier may send to this task at once */
+	msg_session_begin(MSG_SESSION_JOB | job);
 	/* co-scheduling: no task of the job enters its program before all have started */
 	struct msg_group *g = kmalloc(sizeof *g);
 	int e = g ? msg_group_init(g, jt->cores, jt->size) : -ENOMEM;
@@ -161,7 +165,8 @@ static void job_task_main(void *arg)
 	uint64_t t_start = timer_now_ns();
 	struct utask_result res = {.status = e};
 	if (!e)
-		utask_run(jt->program, jt->arg, &res);
+		utask_run_entry(jt->program, 0, jt->arg, jt->cpu_ms, &res);
+	msg_session_end(); /* (utask_run ended it already if the task ran) */
 	job_ctxs[me] = (struct job_ctx){0};
 	bool failed = res.status != 0;
 	if (res.status && res.status != -EFAULT)
@@ -247,7 +252,7 @@ static void start_part(struct mk *m, const struct alloc_hdr *h, const struct spa
 			continue;
 		p->tasks[i++] = (struct job_task){.part = p, .job = p->job, .rank = r, .size = b->ncores,
 						  .core = cores[r], .mk_core = m->core, .cores = p->cores,
-						  .program = p->program, .arg = p->arg};
+						  .program = p->program, .arg = p->arg, .cpu_ms = b->cpu_ms};
 	}
 	start_tasks(p);
 }

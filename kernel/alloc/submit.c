@@ -195,8 +195,8 @@ static unsigned shell_collect(bool block, uint64_t timeout_us, bool json)
 	return got;
 }
 
-SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A]",
-	  "submit a job: PROGRAM on NTASKS cores (real tasks), or, in partial simulation, NTASKS virtual cores for US microseconds (PROGRAM: sim)")
+SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS]",
+	  "submit a job: PROGRAM on NTASKS cores (real tasks; cpu: each task's CPU-time limit in ms), or, in partial simulation, NTASKS virtual cores for US microseconds (PROGRAM: sim)")
 {
 	if (argc < 3 || argc % 2 == 0)
 		return SHELL_USAGE;
@@ -216,6 +216,8 @@ SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A]",
 			s.duration_us = v;
 		else if (!strcmp(argv[i], "arg"))
 			s.arg = v;
+		else if (!strcmp(argv[i], "cpu") && v >= 1 && v <= 86400000)
+			s.cpu_ms = (uint32_t)v;
 		else
 			return SHELL_USAGE;
 	}

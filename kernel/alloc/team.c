@@ -24,7 +24,8 @@ static void member_main(void *arg)
 	kfree(tm);
 	struct utask_result res;
 	uint64_t t_start = timer_now_ns();
-	utask_run_entry(mine.program, mine.spec.fn, mine.spec.arg, &res);
+	msg_session_begin(mine.spec.session);
+	utask_run_entry(mine.program, mine.spec.fn, mine.spec.arg, 0, &res);
 	struct {
 		struct alloc_hdr h;
 		struct member_result r;

@@ -58,6 +58,7 @@ int msg_group_init(struct msg_group *g, const uint16_t *cores, unsigned n)
 	}
 	g->n = (uint16_t)n;
 	g->seq = 0;
+	g->type = MSG_TYPE_COLL;
 	g->rank = (uint16_t)n;
 	unsigned me = this_cpu();
 	for (unsigned i = 0; i < n; i++) {
@@ -83,7 +84,7 @@ static int next_tag(struct msg_group *g) { return (int)(g->seq++ & MSG_TAG_MAX);
 static int coll_send(struct msg_group *g, unsigned rank, int tag, const void *buf, uint32_t len)
 {
 	struct msg_request req;
-	int e = msg_isend_typed(MSG_TYPE_COLL, g->cores[rank], tag, buf, len, false, &req);
+	int e = msg_isend_typed(g->type, g->cores[rank], tag, buf, len, false, &req);
 	return e ? e : msg_wait(&req, 0);
 }
 
@@ -92,7 +93,7 @@ static int coll_recv(struct msg_group *g, unsigned rank, int tag, void *buf, uin
 {
 	struct msg_request req;
 	struct msg_status st;
-	int e = msg_irecv_typed(MSG_TYPE_COLL, g->cores[rank], tag, buf, len, &req);
+	int e = msg_irecv_typed(g->type, g->cores[rank], tag, buf, len, &req);
 	if (!e)
 		e = msg_wait(&req, &st);
 	return e ? e : st.len == len ? 0 : -EINVAL;
@@ -205,7 +206,7 @@ int msg_gather(struct msg_group *g, unsigned root, const void *in, uint32_t len,
 	for (unsigned r = 0; r < g->n && !e; r++) {
 		if (r == root)
 			continue;
-		e = msg_irecv_typed(MSG_TYPE_COLL, g->cores[r], tag, (uint8_t *)out + r * len, len, &reqs[posted]);
+		e = msg_irecv_typed(g->type, g->cores[r], tag, (uint8_t *)out + r * len, len, &reqs[posted]);
 		if (!e)
 			posted++;
 	}
@@ -247,7 +248,7 @@ int msg_alltoallv(struct msg_group *g, const void *in, const uint32_t *sendcount
 	unsigned nreq = 0, nrecv;
 	for (unsigned i = 1; i < g->n && !e; i++) {
 		unsigned r = (g->rank + g->n - i) % g->n;
-		e = msg_irecv_typed(MSG_TYPE_COLL, g->cores[r], tag, (uint8_t *)out + rdispls[r], recvcounts[r], &reqs[nreq]);
+		e = msg_irecv_typed(g->type, g->cores[r], tag, (uint8_t *)out + rdispls[r], recvcounts[r], &reqs[nreq]);
 		if (!e)
 			nreq++;
 	}
@@ -256,7 +257,7 @@ int msg_alltoallv(struct msg_group *g, const void *in, const uint32_t *sendcount
 	/* start with the next rank up, so the sends of all ranks spread over the destinations */
 	for (unsigned i = 1; i < g->n && !e; i++) {
 		unsigned r = (g->rank + i) % g->n;
-		e = msg_isend_typed(MSG_TYPE_COLL, g->cores[r], tag, (const uint8_t *)in + sdispls[r], sendcounts[r], false,
+		e = msg_isend_typed(g->type, g->cores[r], tag, (const uint8_t *)in + sdispls[r], sendcounts[r], false,
 				    &reqs[nreq]);
 		if (!e)
 			nreq++;

@@ -20,6 +20,7 @@ struct msg_group {
 	uint16_t nchildren;
 	uint32_t seq;           /* collectives called so far: the tag of the next one */
 	uint16_t depth;         /* levels of the tree (its height in edges) */
+	uint16_t type;          /* traffic class: MSG_TYPE_COLL, or MSG_TYPE_USER_COLL for a user task's group */
 	uint16_t cores[MOSAIC_MAX_HARTS];
 	uint16_t parent[MOSAIC_MAX_HARTS]; /* rank of each rank's parent (tree_root: itself) */
 	uint16_t children[MOSAIC_MAX_HARTS];

@@ -1,15 +1,21 @@
 /*
  * Requests, matching and waiting of the message API (see msg.h). Everything here
  * is private to the calling core: its pending sends, its posted receives in post
- * order (the unmatched-request queue) and its unhandled-message queue. Only the
- * NoC below (drivers/noc) is shared between cores.
+ * order (the unmatched-request queue), its unhandled-message queue and its user
+ * session. Only the NoC below (drivers/noc) is shared between cores.
  */
 #include "kernel/msg/msg.h"
 #include "kernel/hart.h"
 #include "kernel/errno.h"
 #include "kernel/kheap.h"
+#include "kernel/bootargs.h"
+#include "kernel/console.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
+
+uint64_t msg_user_buffer = MSG_USER_BUFFER_DEFAULT;
+BOOTARG_U64("msg_user_buffer", msg_user_buffer, 0, 64 * 1024 * 1024,
+	    "bytes of user messages a core keeps out of its mailbox for its task (more wait for credits)");
 
 struct unhandled_msg {
 	struct unhandled_msg *next;
@@ -22,6 +28,9 @@ struct endpoint {
 	unsigned uh_count;
 	struct msg_request *recv_head, *recv_tail;
 	struct msg_request *send_head, *send_tail;
+	uint32_t session;        /* the user session of the task on this core, 0 if none */
+	unsigned uh_user;        /* user messages in the unhandled queue */
+	uint64_t uh_user_bytes;  /* the kernel memory they hold, counted against msg_user_buffer */
 };
 
 static struct endpoint endpoints[MOSAIC_MAX_HARTS];
@@ -57,6 +66,31 @@ static void fill_status(struct msg_status *st, const struct noc_header *h, int e
 
 static bool valid_core(int c) { return c >= 0 && (unsigned)c < mesh.cores; }
 
+static bool is_user(uint16_t type) { return type & NOC_TYPE_USER; }
+
+/* The session a message of `type` sent from this endpoint carries (kernel traffic: none). */
+static uint32_t session_for(const struct endpoint *ep, uint16_t type) { return is_user(type) ? ep->session : 0; }
+
+/* What an unhandled user message costs the kernel: its queue entry and its body. */
+static uint64_t held_bytes(const struct unhandled_msg *u) { return sizeof *u + u->h.len; }
+
+/* Unlinks u (whose predecessor is prev) from the unhandled queue and frees it. */
+static void unhandled_remove(struct endpoint *ep, struct unhandled_msg *prev, struct unhandled_msg *u)
+{
+	if (prev)
+		prev->next = u->next;
+	else
+		ep->uh_head = u->next;
+	if (ep->uh_tail == u)
+		ep->uh_tail = prev;
+	ep->uh_count--;
+	if (is_user(u->h.type)) {
+		ep->uh_user--;
+		ep->uh_user_bytes -= held_bytes(u);
+	}
+	kfree(u->body);
+	kfree(u);
+}
 /* The checks every send makes before anything is queued or sent. */
 static int check_send(int dst, int tag, const void *buf, uint32_t len)
 {
@@ -84,7 +118,8 @@ static bool earlier_send_pending(struct endpoint *ep, struct msg_request *r)
 /* One attempt; true when the request is finished (sent or failed). */
 static bool try_send(unsigned me, struct msg_request *r)
 {
-	int e = noc_hw_send(me, r->peer, r->type, r->tag, r->sbuf, r->len, r->xsend, true);
+	int e = noc_hw_send(me, r->peer, r->type, r->tag, session_for(&endpoints[me], r->type), r->sbuf, r->len,
+			    r->xsend, true);
 	if (e == -EBUSY)
 		return false;
 	r->status = (struct msg_status){.source = (int)me, .tag = r->tag, .len = r->len, .error = e};
@@ -115,17 +150,8 @@ static bool match_unhandled(struct endpoint *ep, struct msg_request *r)
 	for (struct unhandled_msg *u = ep->uh_head; u; prev = u, u = u->next) {
 		if (!noc_matches(&u->h, &r->match))
 			continue;
-		if (!deliver(r, &u->h, u->body))
-			return true; /* too small: the message stays */
-		if (prev)
-			prev->next = u->next;
-		else
-			ep->uh_head = u->next;
-		if (ep->uh_tail == u)
-			ep->uh_tail = prev;
-		ep->uh_count--;
-		kfree(u->body);
-		kfree(u);
+		if (deliver(r, &u->h, u->body))
+			unhandled_remove(ep, prev, u); /* else too small: the message stays */
 		return true;
 	}
 	return false;
@@ -133,32 +159,33 @@ static bool match_unhandled(struct endpoint *ep, struct msg_request *r)
 
 static bool match_mailbox(unsigned me, struct msg_request *r, uint64_t now)
 {
-	struct noc_mailbox *mb = &noc_mailboxes[me];
+	struct noc_mailbox *mb = noc_mailbox_of(me, r->type);
 	uint64_t s = spin_lock(&mb->lock);
-	struct noc_slot *slot = noc_mailbox_find(me, &r->match, now, 0);
+	struct noc_slot *slot = noc_mailbox_find(mb, &r->match, now, 0);
 	bool done = false;
 	if (slot) {
 		done = true;
 		if (deliver(r, &slot->h, slot->body))
-			noc_mailbox_release(me, slot);
+			noc_mailbox_release(me, mb, slot);
 	}
 	spin_unlock(&mb->lock, s);
 	return done;
 }
 
 /*
- * Moves every visible message out of the mailbox into the unhandled queue, freeing
- * its credits (NoCMsg's rule for waiting). Returns the earliest delivery time of
- * the messages still in flight to us, UINT64_MAX if none.
+ * Moves every visible message out of one channel's mailbox into the unhandled
+ * queue, freeing its credits (NoCMsg's rule for waiting). On the user channel only
+ * while the core's user buffer has room: beyond it, messages keep their slots and
+ * their senders wait for credits. Returns the earliest delivery time of the
+ * messages still in flight on this channel, UINT64_MAX if none.
  */
-static uint64_t drain_mailbox(unsigned me, struct endpoint *ep)
+static uint64_t drain_channel(unsigned me, struct endpoint *ep, struct noc_mailbox *mb, bool user)
 {
-	struct noc_mailbox *mb = &noc_mailboxes[me];
 	uint64_t now = noc_now_ns(), next = UINT64_MAX;
 	for (;;) {
 		uint64_t s = spin_lock(&mb->lock);
-		struct noc_slot *slot = noc_mailbox_find(me, 0, now, &next);
-		if (!slot) {
+		struct noc_slot *slot = noc_mailbox_find(mb, 0, now, &next);
+		if (!slot || (user && ep->uh_user_bytes + sizeof(struct unhandled_msg) + slot->h.len > msg_user_buffer)) {
 			spin_unlock(&mb->lock, s);
 			return next;
 		}
@@ -181,7 +208,7 @@ static uint64_t drain_mailbox(unsigned me, struct endpoint *ep)
 		u->h = slot->h;
 		u->body = body;
 		u->next = 0;
-		noc_mailbox_release(me, slot);
+		noc_mailbox_release(me, mb, slot);
 		spin_unlock(&mb->lock, s);
 		if (ep->uh_tail)
 			ep->uh_tail->next = u;
@@ -189,7 +216,24 @@ static uint64_t drain_mailbox(unsigned me, struct endpoint *ep)
 			ep->uh_head = u;
 		ep->uh_tail = u;
 		ep->uh_count++;
+		if (user) {
+			ep->uh_user++;
+			ep->uh_user_bytes += held_bytes(u);
+		}
 	}
+}
+
+/* Drains both channels; a user message of a session other than the core's is dropped
+ * first (it is stale: its task is gone, or it was never addressed to this one). */
+static uint64_t drain_mailbox(unsigned me, struct endpoint *ep)
+{
+	uint64_t next = drain_channel(me, ep, &noc_mailboxes[me], false);
+	struct noc_mailbox *ub = &noc_user_mailboxes[me];
+	if (!__atomic_load_n(&ub->used_mask, __ATOMIC_RELAXED))
+		return next;
+	noc_user_discard(me, ep->session);
+	uint64_t unext = ep->session ? drain_channel(me, ep, ub, true) : UINT64_MAX;
+	return unext < next ? unext : next;
 }
 
 /* ---- progress and waiting ---- */
@@ -219,22 +263,26 @@ static void progress(unsigned me, struct endpoint *ep)
 	}
 }
 
-/* Makes progress, sleeping in WFI between attempts, until done(arg). */
-static void wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void *), void *arg)
+/* Makes progress, sleeping in WFI between attempts, until done(arg): true then. An
+ * interruptible wait (a user task's) gives up, false, once its task is to be killed. */
+static bool wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void *), void *arg, bool interruptible)
 {
 	struct noc_mailbox *mb = &noc_mailboxes[me];
 	for (;;) {
 		uint32_t seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
 		progress(me, ep);
 		if (done(arg))
-			return;
+			return true;
 		uint64_t next_ns = drain_mailbox(me, ep);
 		progress(me, ep);
 		if (done(arg))
-			return;
+			return true;
+		if (interruptible && hart_kill_pending())
+			return false;
 		mb->sleeping = 1;
 		fence();
-		WAIT_UNTIL(__atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen || noc_now_ns() >= next_ns,
+		WAIT_UNTIL(__atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen || noc_now_ns() >= next_ns ||
+				   (interruptible && hart_kill_pending()),
 			   timer_ns_to_ticks_ceil(next_ns));
 		mb->sleeping = 0;
 	}
@@ -248,6 +296,15 @@ static bool peer_has_pending_send(struct endpoint *ep, unsigned peer)
 {
 	for (struct msg_request *q = ep->send_head; q; q = q->next)
 		if (q->peer == peer)
+			return true;
+	return false;
+}
+
+/* A pending send to peer on the same channel as `type` (it still needs a credit there). */
+static bool channel_has_pending_send(struct endpoint *ep, unsigned peer, uint16_t type)
+{
+	for (struct msg_request *q = ep->send_head; q; q = q->next)
+		if (q->peer == peer && is_user(q->type) == is_user(type))
 			return true;
 	return false;
 }
@@ -284,7 +341,8 @@ int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, st
 	unsigned me = this_cpu();
 	struct endpoint *ep = &endpoints[me];
 	*req = (struct msg_request){.kind = MSG_REQ_RECV, .state = MSG_REQ_PENDING, .type = type, .rbuf = buf,
-				    .len = cap, .match = {.src = src, .tag = tag, .type = type}};
+				    .len = cap, .match = {.src = src, .tag = tag, .type = type,
+							  .session = session_for(ep, type)}};
 	/* only the oldest posted receive may take a message at once: keep the post order */
 	if (!ep->recv_head && (match_unhandled(ep, req) || match_mailbox(me, req, noc_now_ns())))
 		return 0;
@@ -308,8 +366,12 @@ int msg_wait(struct msg_request *req, struct msg_status *st)
 {
 	if (!req || req->state == MSG_REQ_IDLE)
 		return -EINVAL;
-	if (req->state != MSG_REQ_DONE)
-		wait_until_done(this_cpu(), &endpoints[this_cpu()], request_done, req);
+	if (req->state != MSG_REQ_DONE &&
+	    !wait_until_done(this_cpu(), &endpoints[this_cpu()], request_done, req,
+			     is_user(req->type) || req->interruptible)) {
+		msg_cancel(req); /* its task is being killed: nothing may point into it any more */
+		return -EINTR;
+	}
 	if (st)
 		*st = req->status;
 	req->state = MSG_REQ_IDLE; /* the request can be reused */
@@ -327,52 +389,60 @@ int msg_waitall(struct msg_request *reqs, unsigned n)
 	return err;
 }
 
-int msg_send(int dst, int tag, const void *buf, uint32_t len)
+int msg_send_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len)
 {
 	/* fast path: nothing queued before us, so sending at once keeps every ordering rule */
 	unsigned me = this_cpu();
-	if (!endpoints[me].send_head && check_send(dst, tag, buf, len) == 0) {
-		int e = noc_hw_send(me, (unsigned)dst, MSG_TYPE_DATA, tag, buf, len, false, true);
+	struct endpoint *ep = &endpoints[me];
+	if (!ep->send_head && check_send(dst, tag, buf, len) == 0) {
+		int e = noc_hw_send(me, (unsigned)dst, type, tag, session_for(ep, type), buf, len, false, true);
 		if (e != -EBUSY)
 			return e;
 	}
 	struct msg_request req;
-	int e = msg_isend_typed(MSG_TYPE_DATA, dst, tag, buf, len, false, &req);
+	int e = msg_isend_typed(type, dst, tag, buf, len, false, &req);
 	return e ? e : msg_wait(&req, 0);
 }
 
-int msg_xsend(int dst, int tag, const void *buf, uint32_t len)
+int msg_send(int dst, int tag, const void *buf, uint32_t len) { return msg_send_typed(MSG_TYPE_DATA, dst, tag, buf, len); }
+
+int msg_xsend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len)
 {
 	struct msg_request req;
-	int e = msg_isend_typed(MSG_TYPE_DATA, dst, tag, buf, len, true, &req);
+	int e = msg_isend_typed(type, dst, tag, buf, len, true, &req);
 	return e ? e : msg_wait(&req, 0);
 }
+
+int msg_xsend(int dst, int tag, const void *buf, uint32_t len) { return msg_xsend_typed(MSG_TYPE_DATA, dst, tag, buf, len); }
 
 int msg_isend(int dst, int tag, const void *buf, uint32_t len, struct msg_request *req)
 {
 	return msg_isend_typed(MSG_TYPE_DATA, dst, tag, buf, len, false, req);
 }
 
-int msg_trysend(int dst, int tag, const void *buf, uint32_t len)
+int msg_trysend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len)
 {
 	int bad = check_send(dst, tag, buf, len);
 	if (bad)
 		return bad;
 	unsigned me = this_cpu();
-	if (peer_has_pending_send(&endpoints[me], (unsigned)dst))
+	struct endpoint *ep = &endpoints[me];
+	if (peer_has_pending_send(ep, (unsigned)dst))
 		return -EBUSY; /* earlier sends to dst still wait for credits */
-	return noc_hw_send(me, (unsigned)dst, MSG_TYPE_DATA, tag, buf, len, false, false);
+	return noc_hw_send(me, (unsigned)dst, type, tag, session_for(ep, type), buf, len, false, false);
 }
+
+int msg_trysend(int dst, int tag, const void *buf, uint32_t len) { return msg_trysend_typed(MSG_TYPE_DATA, dst, tag, buf, len); }
 
 /* Fast path of a receive with no earlier receive posted and nothing unhandled:
  * take a visible message straight from the mailbox. -EAGAIN if there is none. */
-static int recv_direct(unsigned me, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
+static int recv_direct(unsigned me, uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
 {
-	struct noc_match m = {.src = src, .tag = tag, .type = MSG_TYPE_DATA};
-	struct noc_mailbox *mb = &noc_mailboxes[me];
+	struct noc_match m = {.src = src, .tag = tag, .type = type, .session = session_for(&endpoints[me], type)};
+	struct noc_mailbox *mb = noc_mailbox_of(me, type);
 	int e = -EAGAIN;
 	uint64_t s = spin_lock(&mb->lock);
-	struct noc_slot *slot = noc_mailbox_find(me, &m, timer_now_ns(), 0);
+	struct noc_slot *slot = noc_mailbox_find(mb, &m, timer_now_ns(), 0);
 	if (slot) {
 		e = slot->h.len > cap ? -EOVERFLOW : 0;
 		if (!e && slot->h.len)
@@ -380,25 +450,30 @@ static int recv_direct(unsigned me, int src, int tag, void *buf, uint32_t cap, s
 		if (st)
 			fill_status(st, &slot->h, e);
 		if (!e)
-			noc_mailbox_release(me, slot);
+			noc_mailbox_release(me, mb, slot);
 	}
 	spin_unlock(&mb->lock, s);
 	return e;
 }
 
-int msg_recv(int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
+int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
 {
 	unsigned me = this_cpu();
 	struct endpoint *ep = &endpoints[me];
 	if (!ep->recv_head && !ep->uh_head && (src == MSG_ANY_SOURCE || valid_core(src)) &&
 	    (tag >= 0 || tag == MSG_ANY_TAG) && (buf || !cap)) {
-		int e = recv_direct(me, src, tag, buf, cap, st);
+		int e = recv_direct(me, type, src, tag, buf, cap, st);
 		if (e != -EAGAIN)
 			return e;
 	}
 	struct msg_request req;
-	int e = msg_irecv_typed(MSG_TYPE_DATA, src, tag, buf, cap, &req);
+	int e = msg_irecv_typed(type, src, tag, buf, cap, &req);
 	return e ? e : msg_wait(&req, st);
+}
+
+int msg_recv(int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
+{
+	return msg_recv_typed(MSG_TYPE_DATA, src, tag, buf, cap, st);
 }
 
 int msg_irecv(int src, int tag, void *buf, uint32_t cap, struct msg_request *req)
@@ -406,10 +481,10 @@ int msg_irecv(int src, int tag, void *buf, uint32_t cap, struct msg_request *req
 	return msg_irecv_typed(MSG_TYPE_DATA, src, tag, buf, cap, req);
 }
 
-int msg_tryrecv(int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
+int msg_tryrecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
 {
 	struct msg_request req;
-	int e = msg_irecv_typed(MSG_TYPE_DATA, src, tag, buf, cap, &req);
+	int e = msg_irecv_typed(type, src, tag, buf, cap, &req);
 	if (e)
 		return e;
 	if (req.state != MSG_REQ_DONE) {
@@ -419,6 +494,11 @@ int msg_tryrecv(int src, int tag, void *buf, uint32_t cap, struct msg_status *st
 	if (st)
 		*st = req.status;
 	return req.status.error;
+}
+
+int msg_tryrecv(int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
+{
+	return msg_tryrecv_typed(MSG_TYPE_DATA, src, tag, buf, cap, st);
 }
 
 struct probe_state {
@@ -437,9 +517,9 @@ static bool probe_once(void *arg)
 			fill_status(p->st, &u->h, 0);
 			return p->found = true;
 		}
-	struct noc_mailbox *mb = &noc_mailboxes[p->me];
+	struct noc_mailbox *mb = noc_mailbox_of(p->me, (uint16_t)p->match.type);
 	uint64_t s = spin_lock(&mb->lock);
-	struct noc_slot *slot = noc_mailbox_find(p->me, &p->match, noc_now_ns(), 0);
+	struct noc_slot *slot = noc_mailbox_find(mb, &p->match, noc_now_ns(), 0);
 	if (slot) {
 		fill_status(p->st, &slot->h, 0);
 		p->found = true;
@@ -456,13 +536,15 @@ int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct msg_stat
 		return -ENXIO;
 	if (tag < 0 && tag != MSG_ANY_TAG)
 		return -EINVAL;
-	struct probe_state p = {.me = this_cpu(), .match = {.src = src, .tag = tag, .type = type}, .st = st};
+	struct probe_state p = {.me = this_cpu(),
+				.match = {.src = src, .tag = tag, .type = type,
+					  .session = session_for(&endpoints[this_cpu()], type)},
+				.st = st};
 	if (probe_once(&p))
 		return 0;
 	if (!block)
 		return -EAGAIN;
-	wait_until_done(p.me, &endpoints[p.me], probe_once, &p);
-	return 0;
+	return wait_until_done(p.me, &endpoints[p.me], probe_once, &p, is_user(type)) ? 0 : -EINTR;
 }
 
 int msg_probe(int src, int tag, bool block, struct msg_status *st)
@@ -484,8 +566,8 @@ void msg_cancel(struct msg_request *req)
 			queue_remove(head, tail, prev, q);
 			break;
 		}
-	if (send && !peer_has_pending_send(ep, req->peer))
-		noc_cancel_credit(me, req->peer);
+	if (send && !channel_has_pending_send(ep, req->peer, req->type))
+		noc_cancel_credit(me, req->peer, req->type);
 	req->state = MSG_REQ_IDLE;
 }
 
@@ -509,3 +591,90 @@ unsigned msg_unhandled_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS 
 }
 
 unsigned msg_unhandled_count(unsigned core) { return endpoints[core].uh_count; }
+
+/* ---- user sessions: messages belong to their sender's task ---- */
+
+uint32_t msg_new_session(void)
+{
+	static uint32_t last; /* shared by every core: an atomic counter */
+	uint32_t s;
+	do
+		s = __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED) & ~MSG_SESSION_JOB;
+	while (!s);
+	return s;
+}
+
+/* Drops this core's user messages of sessions other than keep (all of them for
+ * keep == 0), in the mailbox and in the unhandled queue. */
+static void drop_user_messages(unsigned me, struct endpoint *ep, uint32_t keep)
+{
+	noc_user_discard(me, keep);
+	struct unhandled_msg *prev = 0, *u = ep->uh_head;
+	while (u && ep->uh_user) {
+		struct unhandled_msg *next = u->next;
+		if (is_user(u->h.type) && (!keep || u->h.session != keep)) {
+			unhandled_remove(ep, prev, u);
+			noc_core_stats[me].discarded++;
+		} else {
+			prev = u;
+		}
+		u = next;
+	}
+}
+
+/* Unlinks the user requests still queued (a task must have cancelled them all: this
+ * is the safety net that keeps a dead task's requests out of the queues). */
+static void unlink_user_requests(unsigned me, struct msg_request **head, struct msg_request **tail)
+{
+	struct msg_request *prev = 0;
+	for (struct msg_request *r = *head; r;) {
+		struct msg_request *next = r->next;
+		if (is_user(r->type)) {
+			kprintf("msg: core %u: a user request outlived its task (type %u, peer %u)\n", me, r->type, r->peer);
+			if (prev)
+				prev->next = next;
+			else
+				*head = next;
+			if (*tail == r)
+				*tail = prev;
+		} else {
+			prev = r;
+		}
+		r = next;
+	}
+}
+
+void msg_session_begin(uint32_t session)
+{
+	unsigned me = this_cpu();
+	struct endpoint *ep = &endpoints[me];
+	ep->session = session;
+	drop_user_messages(me, ep, session);
+}
+
+void msg_session_end(void)
+{
+	unsigned me = this_cpu();
+	struct endpoint *ep = &endpoints[me];
+	unlink_user_requests(me, &ep->send_head, &ep->send_tail);
+	unlink_user_requests(me, &ep->recv_head, &ep->recv_tail);
+	ep->session = 0;
+	drop_user_messages(me, ep, 0);
+}
+
+uint32_t msg_session(void) { return endpoints[this_cpu()].session; }
+
+void msg_idle_purge(void)
+{
+	unsigned me = this_cpu();
+	if (!endpoints[me].session && __atomic_load_n(&noc_user_mailboxes[me].used_mask, __ATOMIC_RELAXED))
+		noc_user_discard(me, 0);
+}
+
+void msg_usage(unsigned core, struct msg_usage *u)
+{
+	const struct endpoint *ep = &endpoints[core];
+	*u = (struct msg_usage){.kernel_slots = noc_mailboxes[core].used, .user_slots = noc_user_mailboxes[core].used,
+				.unhandled = ep->uh_count, .user_unhandled = ep->uh_user,
+				.user_bytes = ep->uh_user_bytes, .session = ep->session};
+}

@@ -17,7 +17,8 @@
  * Errors (negative): -ENXIO unknown core, -EMSGSIZE body too long, -EINVAL bad
  * argument (tag, request, group), -EBUSY no credit (trysend), -EAGAIN nothing to
  * receive (tryrecv), -EOVERFLOW buffer too small: status.len holds the real length
- * and the message stays queued for a receive with a larger buffer.
+ * and the message stays queued for a receive with a larger buffer; -EINTR the
+ * wait of a user task that is being killed (the request is withdrawn).
  */
 #ifndef KERNEL_MSG_MSG_H
 #define KERNEL_MSG_MSG_H
@@ -30,12 +31,29 @@
 #define MSG_ANY_TAG NOC_ANY
 #define MSG_TAG_MAX 0x7fffffff
 
-/* Traffic classes: a receive only matches messages of its own class. */
+/* Traffic classes: a receive only matches messages of its own class. The user
+ * classes travel on the NoC's user channel and carry the sending task's session. */
 enum msg_type {
-	MSG_TYPE_DATA = 1, /* point-to-point traffic of the API */
-	MSG_TYPE_COLL = 2, /* collectives */
+	MSG_TYPE_DATA = 1, /* point-to-point traffic of the kernel's API users */
+	MSG_TYPE_COLL = 2, /* the kernel's collectives */
 	MSG_TYPE_KERNEL = 16, /* first type free for kernel protocols */
+	MSG_TYPE_USER = NOC_TYPE_USER | 1,      /* point-to-point traffic of user tasks */
+	MSG_TYPE_USER_COLL = NOC_TYPE_USER | 2, /* collectives of user tasks */
 };
+
+/*
+ * User sessions. Every user task runs in a session: the job's for a job's tasks
+ * (MSG_SESSION_JOB | job id), its owner's for a team member, a fresh one for a
+ * task started alone. A user message carries its sender's session and is seen
+ * only by a task of the same session on the receiving core; anything else is
+ * dropped there. When a task ends, every user message still addressed to its
+ * core goes, so a later task never sees one meant for its predecessor.
+ */
+#define MSG_SESSION_JOB 0x80000000u
+/* Kernel memory a core spends on user messages taken out of its mailbox (the
+ * boot argument msg_user_buffer); beyond it, senders wait for credits. */
+#define MSG_USER_BUFFER_DEFAULT (256 * 1024)
+extern uint64_t msg_user_buffer;
 
 struct msg_status {
 	int source;
@@ -54,6 +72,7 @@ enum msg_req_state { MSG_REQ_IDLE = 0, MSG_REQ_PENDING, MSG_REQ_DONE };
 struct msg_request {
 	struct msg_request *next;
 	uint8_t kind, state, xsend;
+	uint8_t interruptible; /* msg_wait gives up with -EINTR when the core's task is killed (user types always) */
 	uint16_t type;
 	uint16_t peer;
 	int32_t tag;
@@ -87,6 +106,13 @@ int msg_isend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t l
 int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_request *req);
 int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct msg_status *st);
 
+/* The same on a given traffic class (user tasks use MSG_TYPE_USER). */
+int msg_send_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len);
+int msg_trysend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len);
+int msg_xsend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len);
+int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st);
+int msg_tryrecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st);
+
 /* Withdraws a pending request (its owner is going away); a finished one is left as it is. */
 void msg_cancel(struct msg_request *req);
 
@@ -100,5 +126,27 @@ unsigned msg_unhandled_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS 
 
 /* Messages waiting in this core's unhandled-message queue (for the shell and tests). */
 unsigned msg_unhandled_count(unsigned core);
+
+/* A session id for a task that starts alone (never 0, never with MSG_SESSION_JOB). */
+uint32_t msg_new_session(void);
+/* This core's task runs in `session` from now on: user messages of any other session
+ * here are dropped. */
+void msg_session_begin(uint32_t session);
+/* The task is gone: every user message addressed to this core is dropped. */
+void msg_session_end(void);
+/* This core's session, 0 if no task runs. */
+uint32_t msg_session(void);
+/* With no task on this core, drops user messages that reach it (idle loop). */
+void msg_idle_purge(void);
+
+/* A snapshot of one core's message state, for the `mailboxes` command and tests
+ * (read from another core: the figures may be changing). */
+struct msg_usage {
+	unsigned kernel_slots, user_slots; /* mailbox slots in use on each channel */
+	unsigned unhandled, user_unhandled;
+	uint64_t user_bytes; /* kernel memory held by unhandled user messages */
+	uint32_t session;
+};
+void msg_usage(unsigned core, struct msg_usage *u);
 
 #endif

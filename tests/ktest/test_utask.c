@@ -1,6 +1,7 @@
 /* ktest suite "utask": user programs in U-mode on pico-kernels, their kernel calls, faults and isolation. */
 #include "kernel/ktest.h"
 #include "kernel/utask.h"
+#include "kernel/msg/group.h"
 #include "kernel/domain.h"
 #include "kernel/hart.h"
 #include "kernel/errno.h"
@@ -102,12 +103,27 @@ struct many {
 	const char *name;
 	uint64_t arg_base;
 	bool same_arg; /* every task gets arg_base, not arg_base + its core */
+	uint32_t session; /* one message session for all of them, like a job's */
+	const uint16_t *cores;
+	unsigned n;
 	struct utask_result res[MOSAIC_MAX_HARTS];
 };
 
+/* Like a job's task: the session is begun on every core before any task starts (a
+ * barrier), so no early message reaches a core that would drop it. */
 static void run_here(void *arg)
 {
 	struct many *m = arg;
+	msg_session_begin(m->session);
+	struct msg_group g;
+	int e = msg_group_init(&g, m->cores, m->n);
+	if (!e)
+		e = msg_barrier(&g);
+	if (e) {
+		msg_session_end();
+		m->res[this_cpu()] = (struct utask_result){.status = e};
+		return;
+	}
 	utask_run(m->name, m->arg_base + (m->same_arg ? 0 : this_cpu()), &m->res[this_cpu()]);
 }
 
@@ -119,6 +135,9 @@ static bool all_exit_zero(struct ktest_ctx *kt, const uint16_t *cores, unsigned 
 	m.name = name;
 	m.arg_base = arg;
 	m.same_arg = same_arg;
+	m.session = msg_new_session();
+	m.cores = cores;
+	m.n = n;
 	if (!ktest_run_on(cores, n, run_here, &m)) {
 		ktest_fail(kt, __FILE__, __LINE__, "could not start %s on %u cores", name, n);
 		return false;
