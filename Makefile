@@ -9,8 +9,11 @@ MEM      ?= 256M
 TIMEOUT  ?= 120
 GDBPORT  ?= $(shell echo $$((26000 + $$(id -u) % 5000)))
 PYTEST_ARGS ?=
+VTIME    ?= 1
 # handed to recipes through the environment, so quotes inside BOOTARGS survive
 export BOOTARGS
+# read by scripts/mosaiclib.py: 0 boots without the vclock plugin
+export VTIME
 
 CROSS    ?= riscv64-unknown-elf-
 CC       := $(CROSS)gcc
@@ -23,6 +26,12 @@ MAX_HARTS := $(shell sed -n 's/^\#define MOSAIC_MAX_HARTS \([0-9]*\).*/\1/p' ker
 
 BUILD    := build
 KERNEL   := $(BUILD)/mosaic.elf
+
+# The vclock QEMU plugin (per-hart instruction counts, docs/time.md), built for the host.
+HOSTCC   ?= gcc
+VCLOCK   := $(BUILD)/vclock/vclock.so
+VCLOCK_SRCS := vclock/vclock.c vclock/decode.c
+VCLOCK_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -I.
 
 CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac_zicsr_zifencei -mabi=lp64 -mcmodel=medany \
@@ -43,11 +52,15 @@ SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
-	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH))
+	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
 
 .PHONY: all deps check-harts qemu qemu-gdb gdb run test bench-boot bench-noc bench-kernel bench-alloc bench-invade prof clean help
 
-all: deps $(KERNEL)
+all: deps $(KERNEL) $(VCLOCK)
+
+$(VCLOCK): $(VCLOCK_SRCS) $(wildcard vclock/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(VCLOCK_CFLAGS) -o $@ $(VCLOCK_SRCS)
 
 deps:
 	@scripts/deps
@@ -143,7 +156,8 @@ help:
 	@echo "Mosaic: a research microkernel for RISC-V manycores on QEMU virt"
 	@echo
 	@echo "Targets:"
-	@echo "  make            build $(KERNEL) (+ mosaic.asm disassembly, mosaic.sym symbol table)"
+	@echo "  make            build $(KERNEL) (+ mosaic.asm disassembly, mosaic.sym symbol table) and the"
+	@echo "                  vclock QEMU plugin $(VCLOCK) (per-hart instruction counts)"
 	@echo "  make qemu       install missing dependencies, build, boot into the shell (quit: Ctrl-A X)"
 	@echo "  make run        boot without interaction, do what BOOTARGS ask, power off (make shows 'Error N' for status N;"
 	@echo "                  scripts/mosaic-run exits with N itself)"
@@ -170,6 +184,7 @@ help:
 	@echo "                  (needs ACCEL=single: QEMU refuses -icount with multi-threaded TCG)"
 	@echo "  MESH=WxH        NoC mesh geometry, W*H = HARTS (default: the most square, W >= H)"
 	@echo "  MEM=256M        guest memory"
+	@echo "  VTIME=1         0: boot without the vclock plugin (no per-hart instruction counts; docs/time.md)"
 	@echo "  TIMEOUT=120     make run: seconds before QEMU is killed (status 124)"
 	@echo "  GDBPORT=$(GDBPORT)   GDB stub port (default depends on your uid)"
 	@echo "  PYTEST_ARGS=... extra pytest arguments for make test, e.g. '-k boot -x'"

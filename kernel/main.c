@@ -23,6 +23,7 @@
 #include "kernel/domain.h"
 #include "kernel/background.h"
 #include "kernel/alloc/alloc.h"
+#include "kernel/vclock.h"
 
 void noc_sampler_start(void);
 
@@ -108,6 +109,7 @@ void kmain(uint64_t hartid, const void *fdt)
 		boot_cpu, plat.dt_harts, plat.memory.size >> 20, (void *)plat.memory.base, plat.timebase_hz,
 		timer_uses_sstc() ? "sstc" : "sbi");
 	kprintf("mosaic: bootargs \"%s\"\n", plat.bootargs);
+	vclock_init();
 	bootargs_parse_kernel(plat.bootargs, report_bootarg_error);
 	page_alloc_init();
 	irq_enable();

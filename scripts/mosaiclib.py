@@ -14,6 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_KERNEL = ROOT / "build" / "mosaic.elf"
+VCLOCK_PLUGIN = ROOT / "build" / "vclock" / "vclock.so"  # per-hart instruction counts (docs/time.md)
 
 # Exit statuses of a run (the kernel's come from kernel/config.h).
 EXIT_TIMEOUT = 124
@@ -53,10 +54,48 @@ def check_mesh(harts, spec):
     return None
 
 
+class VclockError(Exception):
+    """The vclock plugin cannot be loaded: QEMU lacks plugin support, or the plugin is not built."""
+
+
+def vclock_default():
+    """Whether boots load the vclock plugin unless told otherwise: the VTIME variable (make exports it), default 1."""
+    return os.environ.get("VTIME", "1") != "0"
+
+
+_qemu_has_plugins = None
+
+
+def qemu_supports_plugins():
+    """True if qemu-system-riscv64 accepts -plugin (it is built with TCG plugin support); asked once."""
+    global _qemu_has_plugins
+    if _qemu_has_plugins is None:
+        try:
+            out = subprocess.run(["qemu-system-riscv64", "-help"], capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            out = ""
+        _qemu_has_plugins = re.search(r"^-plugin ", out, re.M) is not None
+    return _qemu_has_plugins
+
+
+def vclock_arguments(plugin=VCLOCK_PLUGIN):
+    """QEMU's arguments that load the vclock plugin, or VclockError with a message that says what to do."""
+    if not qemu_supports_plugins():
+        raise VclockError("qemu-system-riscv64 has no TCG plugin support (no -plugin option), so it cannot load "
+                          "the vclock plugin; use Debian 12's QEMU 7.2, or boot without it (VTIME=0, --no-vclock)")
+    if not Path(plugin).exists():
+        raise VclockError(f"the vclock plugin {plugin} is not built; run 'make', or boot without it "
+                          f"(VTIME=0, --no-vclock)")
+    return ["-plugin", str(plugin)]
+
+
 def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", icount=False, mem="256M",
-                 gdb_port=None, interactive=False):
+                 gdb_port=None, interactive=False, vclock=None):
+    """The QEMU command line of a Mosaic boot. vclock: load the vclock plugin (None: vclock_default())."""
     if accel not in ("single", "multi"):
         raise ValueError(f"accel must be 'single' or 'multi', not {accel!r}")
+    if vclock is None:
+        vclock = vclock_default()
     # aclint=on adds the ACLINT SSWI device: S-mode IPIs without an SBI call (docs/boot.md)
     cmd = ["qemu-system-riscv64", "-machine", "virt,aclint=on", "-bios", "default", "-kernel", str(kernel),
            "-smp", str(harts), "-m", mem, "-no-reboot", "-accel", f"tcg,thread={accel}"]
@@ -69,6 +108,8 @@ def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", i
         cmd += ["-display", "none", "-serial", "stdio", "-monitor", "none"]
     if gdb_port is not None:
         cmd += ["-S", "-gdb", f"tcp::{gdb_port}"]
+    if vclock:
+        cmd += vclock_arguments()
     if icount:
         bootargs = (bootargs + " icount=1").strip()  # tell the kernel its clock is exact
     cmd += ["-append", bootargs]

@@ -1,0 +1,56 @@
+/*
+ * The few declarations of QEMU 7.2's TCG plugin API (version 1) that vclock uses.
+ * Debian ships QEMU with plugin support but without qemu-plugin.h, so they are
+ * declared here by hand; each matches 7.2's signature, and QEMU resolves them
+ * from its own exported symbols when it loads the plugin.
+ */
+#ifndef VCLOCK_QEMU_PLUGIN_API_H
+#define VCLOCK_QEMU_PLUGIN_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define QEMU_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+typedef uint64_t qemu_plugin_id_t;
+
+/* What QEMU tells the plugin at install time (only live during qemu_plugin_install). */
+typedef struct qemu_info_t {
+	const char *target_name;
+	struct {
+		int min;
+		int cur;
+	} version;
+	bool system_emulation;
+	union {
+		struct {
+			int smp_vcpus;
+			int max_vcpus;
+		} system;
+	};
+} qemu_info_t;
+
+enum qemu_plugin_cb_flags {
+	QEMU_PLUGIN_CB_NO_REGS,
+	QEMU_PLUGIN_CB_R_REGS,
+	QEMU_PLUGIN_CB_RW_REGS,
+};
+
+struct qemu_plugin_tb;
+struct qemu_plugin_insn;
+
+typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
+
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
+void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_udata_cb_t cb,
+					    enum qemu_plugin_cb_flags flags, void *userdata);
+size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
+const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
+size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
+
+#endif

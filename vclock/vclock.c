@@ -1,0 +1,150 @@
+/*
+ * vclock: a QEMU 7.2 TCG plugin that gives every hart its own exact count of the
+ * instructions it executed, and writes it into that hart's slot in guest RAM when
+ * the hart asks (docs/time.md). QEMU 7.2 offers no per-vCPU counter the guest could
+ * read (instret is machine-wide under -icount), so the plugin keeps one per vCPU.
+ *
+ * Counting: each translation block is cut into segments that end after every
+ * instruction that can leave the block early (vclock/decode.c). A callback on a
+ * segment's first instruction adds the segment's length to its vCPU's count, so a
+ * block left at a fault, a trap or WFI is never counted past the instruction where
+ * it stopped, and the instructions QEMU re-runs after a device access under -icount
+ * (in a block that carries no instruction callbacks) are not counted twice.
+ *
+ * Writing guest RAM: 7.2 has no call for it, but RAM is one contiguous host mapping
+ * and qemu_plugin_insn_haddr() gives the host address of an instruction's bytes.
+ * The kernel's hello marker runs with paging off (virtual == physical address), so
+ * host = haddr - vaddr + physical address for every guest physical address in RAM.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vclock/qemu_plugin_api.h"
+#include "vclock/decode.h"
+#include "vclock/vclock_abi.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "vclock stores counts into little-endian RISC-V memory as host integers"
+#endif
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
+
+/* One count per vCPU, each on its own cache line: with -accel tcg,thread=multi every
+ * vCPU thread writes only its own. */
+struct vcpu_count {
+	uint64_t n;
+	char pad[56];
+};
+static struct vcpu_count *counts;
+static unsigned max_vcpus;
+
+/* The slot table in guest RAM (host address), set by the hello marker; NULL before. */
+static uint64_t *table;
+
+/* Execution callbacks carry their work in the userdata word: the segment length in the
+ * low 32 bits, and READ when the instruction is a read marker. */
+#define CB_LEN_MASK 0xffffffffULL
+#define CB_READ (1ULL << 32)
+
+static void on_exec(unsigned int vcpu, void *udata)
+{
+	uint64_t u = (uintptr_t)udata;
+	if (vcpu >= max_vcpus)
+		return;
+	uint64_t n = counts[vcpu].n += u & CB_LEN_MASK;
+	if (!(u & CB_READ))
+		return;
+	uint64_t *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	if (t && vcpu < t[VCLOCK_TABLE_NSLOTS_OFF / 8])
+		__atomic_store_n(&t[VCLOCK_TABLE_SLOTS_OFF / 8 + vcpu], n, __ATOMIC_RELAXED);
+}
+
+/* The hello marker ran: adopt the table if the kernel prepared it (magic in place). */
+static void on_hello(unsigned int vcpu, void *udata)
+{
+	uint64_t *t = udata;
+	(void)vcpu;
+	if (t[VCLOCK_TABLE_MAGIC_OFF / 8] != VCLOCK_MAGIC) {
+		fprintf(stderr, "vclock: the hello marker names no slot table (bad magic); counts stay unpublished\n");
+		return;
+	}
+	__atomic_store_n(&table, t, __ATOMIC_RELEASE);
+}
+
+/* The host address of the table a hello marker names, or NULL if the marker is malformed.
+ * Layout after the marker: `j +12`, then the table's 8-byte physical address. */
+static uint64_t *hello_table(struct qemu_plugin_insn *insn)
+{
+	uint8_t *h = qemu_plugin_insn_haddr(insn);
+	uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
+	uint32_t jump;
+	uint64_t paddr;
+	if (!h)
+		return NULL;
+	memcpy(&jump, h + 4, sizeof jump);
+	memcpy(&paddr, h + 8, sizeof paddr);
+	if (jump != VCLOCK_HELLO_JUMP_WORD)
+		return NULL;
+	uint64_t dist = paddr > vaddr ? paddr - vaddr : vaddr - paddr;
+	if (dist > VCLOCK_MAX_TABLE_DISTANCE || paddr % 8)
+		return NULL;
+	return (uint64_t *)(h + (paddr - vaddr)); /* paging is off at hello: vaddr is physical */
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	(void)id;
+	size_t n = qemu_plugin_tb_n_insns(tb);
+	size_t seg_start = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		size_t size = qemu_plugin_insn_size(insn);
+		uint32_t w = decode_word(qemu_plugin_insn_data(insn), size);
+		if (size == 4 && w == VCLOCK_HINT_WORD(VCLOCK_HINT_HELLO)) {
+			uint64_t *t = hello_table(insn);
+			if (t)
+				qemu_plugin_register_vcpu_insn_exec_cb(insn, on_hello, QEMU_PLUGIN_CB_NO_REGS, t);
+			else
+				fprintf(stderr, "vclock: malformed hello marker at %#" PRIx64 "\n",
+					qemu_plugin_insn_vaddr(insn));
+		}
+		if (i + 1 < n && !decode_ends_segment(w, size))
+			continue;
+		/* the segment seg_start..i: counted on its first instruction, before it runs */
+		uint64_t u = i + 1 - seg_start;
+		bool read = size == 4 && w == VCLOCK_HINT_WORD(VCLOCK_HINT_READ);
+		if (read && i == seg_start) {
+			u |= CB_READ; /* one callback counts, then publishes */
+		} else if (read) {
+			qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, seg_start), on_exec,
+							       QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)u);
+			u = CB_READ; /* the marker itself was counted with its segment */
+			seg_start = i;
+		}
+		qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, seg_start), on_exec,
+						       QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)u);
+		seg_start = i + 1;
+	}
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
+{
+	if (argc > 0) {
+		fprintf(stderr, "vclock: takes no arguments (got '%s')\n", argv[0]);
+		return -1;
+	}
+	if (!info->system_emulation || strcmp(info->target_name, "riscv64") != 0) {
+		fprintf(stderr, "vclock: needs qemu-system-riscv64 (got %s%s)\n", info->target_name,
+			info->system_emulation ? "" : " in user mode");
+		return -1;
+	}
+	max_vcpus = (unsigned)info->system.max_vcpus;
+	counts = calloc(max_vcpus, sizeof *counts);
+	if (!counts) {
+		fprintf(stderr, "vclock: out of memory\n");
+		return -1;
+	}
+	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	return 0;
+}

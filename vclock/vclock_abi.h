@@ -1,0 +1,36 @@
+/*
+ * The contract between the vclock QEMU plugin (vclock/vclock.c, host side) and the
+ * kernel (kernel/vclock.c, guest side): the marker instructions and the layout of
+ * the slot table. Both sides include this file, so each value has one source of
+ * truth; it holds only #defines, so assembly can include it too.
+ *
+ * A marker is the HINT `slti x0, x0, IMM` (it writes x0, so hardware ignores it).
+ */
+#ifndef VCLOCK_VCLOCK_ABI_H
+#define VCLOCK_VCLOCK_ABI_H
+
+/* "Here is the slot table": executed once by the kernel with paging off. The marker is
+ * followed by `j` over an 8-byte literal holding the table's physical address. */
+#define VCLOCK_HINT_HELLO 0x7c1
+/* "Write my count into my slot": the count then covers every instruction up to and
+ * including this marker. */
+#define VCLOCK_HINT_READ 0x7c2
+
+/* The 32-bit encoding of `slti x0, x0, imm` (OP-IMM, funct3 010, rd = rs1 = x0). */
+#define VCLOCK_HINT_WORD(imm) ((((imm) & 0xfff) << 20) | 0x2013)
+/* `jal x0, 12`: the jump over the hello marker's literal. */
+#define VCLOCK_HELLO_JUMP_WORD 0x00c0006f
+
+/* Slot table: u64 magic, u64 slot count, then one u64 per hart, indexed by hart id
+ * (QEMU's vCPU index, which equals the hart id on virt). */
+#define VCLOCK_MAGIC 0x4b434f4c43565356ULL /* "VSVCLOCK" */
+#define VCLOCK_TABLE_MAGIC_OFF 0
+#define VCLOCK_TABLE_NSLOTS_OFF 8
+#define VCLOCK_TABLE_SLOTS_OFF 16
+/* What a slot holds until the plugin writes it: no plugin answered. */
+#define VCLOCK_SENTINEL 0xffffffffffffffffULL
+/* The plugin refuses a table farther than this from the hello marker (both lie in the
+ * kernel image), so a corrupt literal cannot make it write outside guest RAM. */
+#define VCLOCK_MAX_TABLE_DISTANCE (64ULL << 20)
+
+#endif
