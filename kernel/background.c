@@ -5,6 +5,7 @@
 #include "kernel/hart.h"
 #include "drivers/noc/noc.h"
 #include "kernel/msg/msg.h"
+#include "kernel/vtime.h"
 #include "drivers/timer.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/kthread.h"
@@ -25,10 +26,14 @@ bool background_work(void)
 	       (this_cpu() == boot_cpu && hart_run_call());
 }
 
-bool core_wait_until(bool (*done)(void *), void *arg, uint64_t until)
+/* The wait of core_wait_until, with an optional deadline on this core's clock too (ns,
+ * 0: none): under virtual time the core jumps to its next event instead of sleeping. */
+static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t until_ns)
 {
 	for (;;) {
 		if (until && timer_now() >= until)
+			return done(arg);
+		if (until_ns && vtime_now_ns() >= until_ns)
 			return done(arg);
 		if (!background_enabled) {
 			WAIT_UNTIL(done(arg) || background_enabled, until);
@@ -50,20 +55,39 @@ bool core_wait_until(bool (*done)(void *), void *arg, uint64_t until)
 		uint64_t next = noc_mailbox_next_delivery(me);
 		if (background_work())
 			continue;
-		uint64_t deadline = timer_ns_to_ticks_ceil(next), task_due = dispatcher_next_deadline(me);
-		if (task_due && (!deadline || task_due < deadline))
+		/* this core's own next events: a message in flight to it, a task falling due (the
+		 * dispatcher keeps time on this core's clock), the end of a sleep */
+		vtime_wait_begin();
+		uint64_t posted = noc_mailbox_next_delivery(me), task_due = dispatcher_next_deadline(me);
+		if (posted < next)
+			next = posted;
+		uint64_t task_ns = task_due ? timer_ticks_to_ns(task_due) : UINT64_MAX;
+		if (vtime_active && task_ns < next)
+			next = task_ns;
+		if (until_ns && until_ns < next)
+			next = until_ns;
+		uint64_t deadline;
+		if (vtime_idle(next, &deadline)) {
+			vtime_wait_end();
+			continue;
+		}
+		if (!vtime_active && task_due && (!deadline || task_due < deadline))
 			deadline = task_due; /* a periodic or delayed task falls due */
 		if (until && (!deadline || until < deadline))
 			deadline = until;
 		mb->sleeping = 1;
 		fence();
-		WAIT_UNTIL(done(arg) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen || noc_now_ns() >= next ||
-				   dispatcher_has_ready(me) || dispatcher_generation(me) != generation ||
-				   kthread_has_ready(me) || (me == boot_cpu && hart_call_pending()),
+		WAIT_UNTIL(done(arg) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
+				   (!vtime_active && noc_now_ns() >= next) || dispatcher_has_ready(me) ||
+				   dispatcher_generation(me) != generation || kthread_has_ready(me) ||
+				   (me == boot_cpu && hart_call_pending()),
 			   deadline);
 		mb->sleeping = 0;
+		vtime_wait_end();
 	}
 }
+
+bool core_wait_until(bool (*done)(void *), void *arg, uint64_t until) { return wait_core(done, arg, until, 0); }
 
 void core_wait(bool (*done)(void *), void *arg)
 {
@@ -76,7 +100,11 @@ static bool never(void *arg)
 	return false;
 }
 
+/* On this core's clock: under virtual time a sleep is a jump once it is safe. */
 void core_sleep_us(uint64_t us)
 {
-	core_wait_until(never, 0, timer_now() + timer_us_to_ticks(us));
+	if (vtime_active)
+		wait_core(never, 0, 0, vtime_now_ns() + us * 1000);
+	else
+		core_wait_until(never, 0, timer_now() + timer_us_to_ticks(us));
 }

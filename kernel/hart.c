@@ -11,6 +11,7 @@
 #include "drivers/timer.h"
 #include "kernel/bootargs.h"
 #include "kernel/background.h"
+#include "kernel/vtime.h"
 
 struct hart harts[MOSAIC_MAX_HARTS];
 unsigned hart_count;
@@ -132,6 +133,7 @@ bool hart_call(unsigned cpu, hart_fn fn, void *arg)
 		return false;
 	h->call_arg = arg;
 	h->call_from = this_cpu();
+	h->call_vt = vtime_now_ns(); /* the call reaches the callee no earlier than this */
 	h->call_done = 0;
 	__atomic_store_n(&h->state, HART_BUSY, __ATOMIC_RELEASE);
 	ipi_send(cpu, IPI_CALL);
@@ -152,6 +154,7 @@ static bool call_arrived(void *arg)
 void hart_call_wait(unsigned cpu)
 {
 	core_wait(call_finished, &harts[cpu]);
+	vtime_advance_to(harts[cpu].call_vt); /* we learn of its end no earlier than it ended */
 }
 
 bool hart_call_pending(void)
@@ -165,7 +168,9 @@ bool hart_run_call(void)
 	hart_fn fn = __atomic_load_n(&me->call_fn, __ATOMIC_ACQUIRE);
 	if (!fn || me->state != HART_BUSY)
 		return false;
+	vtime_advance_to(me->call_vt);
 	fn(me->call_arg);
+	me->call_vt = vtime_now_ns();
 	unsigned caller = me->call_from;
 	me->call_done = 1;
 	__atomic_store_n(&me->state, HART_ONLINE, __ATOMIC_RELEASE);

@@ -51,6 +51,7 @@ struct hart {
 	void *volatile call_arg;
 	volatile uint32_t call_done;
 	volatile uint32_t call_from;    /* cpu to wake when the call is done */
+	volatile uint64_t call_vt;      /* the caller's clock at the call, the callee's when done (kernel/vtime.h) */
 	volatile uint64_t ping_seen[MOSAIC_MAX_HARTS / 64]; /* senders whose ping this hart answered */
 	volatile uint64_t ping_request[MOSAIC_MAX_HARTS / 64];
 	volatile uint32_t pongs;

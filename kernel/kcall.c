@@ -17,6 +17,7 @@
 #include "drivers/noc/mesh.h"
 #include "lib/string.h"
 #include "kernel/alloc/alloc.h"
+#include "kernel/vtime.h"
 
 
 /* Per-core heap accounts, kept by the master for its domain's cores. */
@@ -72,7 +73,7 @@ static int64_t kc_job_size(unsigned caller, const uint64_t *a, const void *d, ui
 static int64_t kc_time_ns(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
 {
 	(void)caller, (void)a, (void)d, (void)n;
-	return (int64_t)timer_now_ns();
+	return (int64_t)vtime_now_ns();
 }
 
 static int64_t kc_sleep_us(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
@@ -80,7 +81,7 @@ static int64_t kc_sleep_us(unsigned caller, const uint64_t *a, const void *d, ui
 	(void)caller, (void)d, (void)n;
 	if (a[0] > 60ULL * 1000 * 1000)
 		return -EINVAL;
-	timer_sleep_us(a[0]);
+	vtime_sleep_until_ns(vtime_now_ns() + a[0] * 1000, 0); /* on the core's clock */
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 #include "kernel/background.h"
 #include "kernel/alloc/alloc.h"
 #include "kernel/vclock.h"
+#include "kernel/vtime.h"
 
 void noc_sampler_start(void);
 
@@ -129,6 +130,7 @@ void kmain(uint64_t hartid, const void *fdt)
 	const char *alloc_err = alloc_init();
 	if (alloc_err)
 		report_bootarg_error(alloc_err);
+	vtime_start(); /* with vtime=1: from here on every core keeps its own clock */
 	background_enabled = true; /* masters now serve their domains */
 	ipi_broadcast(IPI_WAKE);   /* idle harts re-enter their wait with the NoC in place */
 	noc_sampler_start();

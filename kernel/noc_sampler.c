@@ -12,6 +12,7 @@
 #include "kernel/hart.h"
 #include "drivers/noc/noc.h"
 #include "drivers/timer.h"
+#include "kernel/vtime.h"
 
 #define NOC_SAMPLES 16
 
@@ -29,7 +30,7 @@ static volatile uint64_t nsamples;
 static int take_sample(struct task *t)
 {
 	(void)t;
-	struct noc_sample s = {.time_ns = timer_now_ns()};
+	struct noc_sample s = {.time_ns = vtime_now_ns()};
 	for (unsigned c = 0; c < mesh.cores; c++) {
 		s.messages += noc_core_stats[c].sent;
 		s.bytes += noc_core_stats[c].bytes_sent;

@@ -6,6 +6,7 @@
 #include "kernel/poweroff.h"
 #include "kernel/background.h"
 #include <stdint.h>
+#include "kernel/vtime.h"
 
 extern const struct shell_cmd __shellcmds_start[], __shellcmds_end[];
 
@@ -107,6 +108,7 @@ void shell_loop(void)
 			kprintf("%c", c);
 		}
 		line[n] = 0;
+		vtime_external_event(); /* a typed command comes after all the cores have done */
 		shell_exec(line);
 	}
 }

@@ -18,6 +18,7 @@
 #include "kernel/bootargs.h"
 #include "drivers/noc/mesh.h"
 #include "drivers/timer.h"
+#include "kernel/vtime.h"
 
 uint64_t utask_cpu_ms = UTASK_CPU_MS_DEFAULT;
 BOOTARG_U64("task_cpu_ms", utask_cpu_ms, 0, 86400000,
@@ -592,9 +593,8 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 	case KC_SLEEP_US: {
 		if (a[0] > 60ULL * 1000 * 1000)
 			return -EINVAL;
-		/* a sleep ends early, with -EINTR, when the task is to be killed */
-		bool woke = WAIT_UNTIL(hart_kill_pending(), timer_now() + timer_us_to_ticks(a[0]));
-		return woke ? -EINTR : 0;
+		/* on the core's clock; a sleep ends early, with -EINTR, when the task is to be killed */
+		return vtime_sleep_until_ns(vtime_now_ns() + a[0] * 1000, hart_kill_pending) ? 0 : -EINTR;
 	}
 	case KC_CORE_ID:
 	case KC_DOMAIN_ID:

@@ -11,6 +11,10 @@
  * it stopped, and the instructions QEMU re-runs after a device access under -icount
  * (in a block that carries no instruction callbacks) are not counted twice.
  *
+ * Every segment also stores the new count into the hart's slot (once the kernel named
+ * the table), so another hart can read a running hart's count at any time; the read
+ * marker only makes the count exact up to the marker itself.
+ *
  * Writing guest RAM: 7.2 has no call for it, but RAM is one contiguous host mapping
  * and qemu_plugin_insn_haddr() gives the host address of an instruction's bytes.
  * The kernel's hello marker runs with paging off (virtual == physical address), so
@@ -53,8 +57,8 @@ static void on_exec(unsigned int vcpu, void *udata)
 	if (vcpu >= max_vcpus)
 		return;
 	uint64_t n = counts[vcpu].n += u & CB_LEN_MASK;
-	if (!(u & CB_READ))
-		return;
+	/* published on every segment, not only at a read marker: other harts read this
+	 * slot to learn how far a running hart has got (kernel/vtime.c) */
 	uint64_t *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (t && vcpu < t[VCLOCK_TABLE_NSLOTS_OFF / 8])
 		__atomic_store_n(&t[VCLOCK_TABLE_SLOTS_OFF / 8 + vcpu], n, __ATOMIC_RELAXED);

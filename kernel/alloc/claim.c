@@ -20,6 +20,7 @@
 #include "drivers/timer.h"
 #include "lib/string.h"
 #include "kernel/shell.h"
+#include "kernel/vtime.h"
 
 uint32_t mk_spare(const struct mk *m)
 {
@@ -173,7 +174,7 @@ static void on_invade(struct mk *m, const struct alloc_hdr *h)
 		c->want = h->count - k;
 		c->pending = layout.ndomains - 1;
 		struct alloc_hdr r = {.kind = AK_CLAIM_REQ, .job = c->id, .home = m->dom, .need = c->want,
-				      .value = (int32_t)owner, .t_submit = timer_now_ns()};
+				      .value = (int32_t)owner, .t_submit = vtime_now_ns()};
 		for (unsigned d = 0; d < layout.ndomains; d++)
 			if (d != m->dom)
 				mk_send(m, d, &r, sizeof r);
@@ -306,7 +307,7 @@ static void on_infect(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 	c->state = CL_TEAM;
 	c->members = h->count;
 	c->done = c->failed = 0;
-	c->t_infect = timer_now_ns();
+	c->t_infect = vtime_now_ns();
 	trace_event(TR_START, c->id, h->count, 0);
 	uint8_t *msg = kmalloc(len);
 	if (!msg)

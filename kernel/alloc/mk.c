@@ -15,6 +15,7 @@
 #include "drivers/noc/mesh.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
+#include "kernel/vtime.h"
 
 struct mk mks[MOSAIC_MAX_HARTS];
 
@@ -327,7 +328,7 @@ static void on_submit(struct mk *m, const struct alloc_hdr *h, const struct job_
 	j->spec = *s;
 	j->id = (uint32_t)m->dom << 20 | (++m->next_seq & 0xfffff);
 	j->submitter = h->from;
-	uint64_t now = timer_now_ns();
+	uint64_t now = vtime_now_ns();
 	j->t_submit = s->t_submit_ns ? s->t_submit_ns : now;
 	j->global = s->ntasks > m->capacity;
 	j->next = m->jobs;

@@ -17,6 +17,7 @@
 #include "drivers/timer.h"
 #include "lib/format.h"
 #include "lib/string.h"
+#include "kernel/vtime.h"
 
 /* ---- statistics ---- */
 
@@ -97,7 +98,7 @@ void trace_event(unsigned kind, uint32_t job, unsigned peer, uint64_t arg)
 		tr->dropped++;
 		return;
 	}
-	tr->ring[tr->n++] = (struct trace_rec){timer_now_ns(), arg, job, (int32_t)peer, (uint16_t)kind};
+	tr->ring[tr->n++] = (struct trace_rec){vtime_now_ns(), arg, job, (int32_t)peer, (uint16_t)kind};
 }
 
 /* Prints every core's events merged in time order: "TRACE t core event kind job peer arg". */

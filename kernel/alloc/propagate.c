@@ -25,6 +25,7 @@
 #include "kernel/console.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
+#include "kernel/vtime.h"
 
 unsigned grid_x(unsigned dom) { return dom % layout.dx; }
 unsigned grid_y(unsigned dom) { return dom / layout.dx; }
@@ -161,7 +162,7 @@ static void launch(struct mk *m, struct alloc_hdr *h, uint32_t len)
 		return;
 	struct echo_state *st = &m->echo[m->dom];
 	*st = (struct echo_state){.bseq = h->bseq, .parent = m->dom, .awaiting = (uint16_t)sent, .active = true,
-				  .kind = h->kind, .t_start = timer_now_ns()};
+				  .kind = h->kind, .t_start = vtime_now_ns()};
 	if (!sent)
 		wave_done(m, st);
 }
@@ -276,7 +277,7 @@ static void echo_up(struct mk *m, unsigned origin, struct echo_state *st)
 static void wave_done(struct mk *m, struct echo_state *st)
 {
 	st->active = false;
-	st->t_done = timer_now_ns();
+	st->t_done = vtime_now_ns();
 	if (st->kind == AK_PING && m->ping_requester >= 0) {
 		struct ping_result r = {st->t_done - st->t_start, st->count, 0};
 		struct msg_request req;

@@ -18,6 +18,7 @@
 #include "drivers/noc/mesh.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
+#include "kernel/vtime.h"
 
 /* The job each pico-kernel runs a task of; written by that core only (for its kernel calls). */
 static struct job_ctx job_ctxs[MOSAIC_MAX_HARTS];
@@ -117,7 +118,7 @@ void home_satisfied(struct mk *m, struct home_job *j)
 	for (unsigned k = 0, i = 0; k < mesh.cores && i < ncores; k++)
 		if (mask_has(chosen, k))
 			cores[i++] = (uint16_t)k;
-	j->t_alloc = timer_now_ns();
+	j->t_alloc = vtime_now_ns();
 	j->state = HJ_RUNNING;
 	struct wq_entry *own = wq_find(m, j->id);
 	if (own)
@@ -162,7 +163,7 @@ static void job_task_main(void *arg)
 		e = msg_barrier(g);
 	}
 	kfree(g);
-	uint64_t t_start = timer_now_ns();
+	uint64_t t_start = vtime_now_ns();
 	struct utask_result res = {.status = e};
 	if (!e)
 		utask_run_entry(jt->program, 0, jt->arg, jt->cpu_ms, &res);
@@ -229,7 +230,7 @@ static void start_part(struct mk *m, const struct alloc_hdr *h, const struct spa
 	p->arg = b->arg;
 	memcpy(p->program, b->program, sizeof p->program);
 	p->program[ALLOC_PROGRAM_MAX - 1] = 0;
-	p->t_start = timer_now_ns();
+	p->t_start = vtime_now_ns();
 	p->next = m->parts;
 	m->parts = p;
 	trace_event(TR_START, p->job, x, h->home);
@@ -357,7 +358,7 @@ void run_part_done(struct mk *m, const struct alloc_hdr *h)
 		j->t_start = h->t_event;
 	if (--j->parts_pending)
 		return;
-	j->t_end = timer_now_ns();
+	j->t_end = vtime_now_ns();
 	report(m, j);
 	for (pp = &m->jobs; *pp != j; pp = &(*pp)->next)
 		;

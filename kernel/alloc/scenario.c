@@ -18,6 +18,7 @@
 #include "drivers/timer.h"
 #include "lib/format.h"
 #include "lib/string.h"
+#include "kernel/vtime.h"
 
 #define SCENARIO_MAX_JOBS 256
 
@@ -205,7 +206,7 @@ static int run_once(struct scenario *sc, unsigned run, bool json, bool table, ui
 	memcpy(msgs0, alloc_kind_msgs, sizeof msgs0);
 	memcpy(hops0, alloc_kind_hops, sizeof hops0);
 	/* every submission reaches its home before the common start time */
-	uint64_t base = timer_now_ns() + 1000000 + 20000ULL * sc->n, first = ~0ULL, last = 0;
+	uint64_t base = vtime_now_ns() + 1000000 + 20000ULL * sc->n, first = ~0ULL, last = 0;
 	unsigned ok = 0, got = 0;
 	for (unsigned i = 0; i < sc->n; i++) {
 		struct job_spec s = sc->jobs[i];

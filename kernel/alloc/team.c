@@ -15,6 +15,7 @@
 #include "kernel/utask.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
+#include "kernel/vtime.h"
 
 /* Runs on the member's core; the last thing it does is tell the claim's home. */
 static void member_main(void *arg)
@@ -23,7 +24,7 @@ static void member_main(void *arg)
 	struct team_member mine = *tm;
 	kfree(tm);
 	struct utask_result res;
-	uint64_t t_start = timer_now_ns();
+	uint64_t t_start = vtime_now_ns();
 	msg_session_begin(mine.spec.session);
 	utask_run_entry(mine.program, mine.spec.fn, mine.spec.arg, 0, &res);
 	struct {
@@ -32,7 +33,7 @@ static void member_main(void *arg)
 	} msg = {
 		.h = {.kind = AK_MEMBER_DONE, .job = mine.claim, .from = (uint16_t)this_cpu(), .count = mine.spec.index},
 		.r = {.status = res.status, .value = res.status ? 0 : res.exit_code, .core = (uint16_t)this_cpu(),
-		      .t_start_ns = t_start, .t_end_ns = timer_now_ns()},
+		      .t_start_ns = t_start, .t_end_ns = vtime_now_ns()},
 	};
 	mk_send_core(0, mine.home_core, &msg.h, sizeof msg);
 }

@@ -18,7 +18,7 @@
  *   contention  k = 1, 2, 4, .. all pico-kernels of domain 0 calling at once,
  *               each making `reps` forwarded calls back to back
  *
- * Two clocks are read around every call: timer_now_ns() (the time CSR: 10 MHz on
+ * Two clocks are read around every call: vtime_now_ns() (the time CSR: 10 MHz on
  * QEMU virt, so 100 ns steps) and read_instret(). Under QEMU 7.2's -icount,
  * instret is the machine-wide instruction clock (QEMU's icount: the instructions
  * of every hart, plus the idle time skipped while all harts sleep), not a count
@@ -47,6 +47,7 @@
 #include "arch/riscv/csr.h"
 #include "lib/string.h"
 #include "lib/stats.h"
+#include "kernel/vtime.h"
 
 #define MAX_REPS 64
 #define LOCAL_BATCH 1000
@@ -190,12 +191,12 @@ static void local_side(void *arg)
 	uint64_t i1 = read_instret();
 	b->empty_instr = i1 - i0;
 	int64_t sum = 0;
-	uint64_t t0 = timer_now_ns();
+	uint64_t t0 = vtime_now_ns();
 	i0 = read_instret();
 	for (unsigned i = 0; i < LOCAL_BATCH; i++)
 		sum += kcall(b->nr, a, 0, 0);
 	i1 = read_instret();
-	uint64_t t1 = timer_now_ns();
+	uint64_t t1 = vtime_now_ns();
 	if (sum < 0)
 		note_err(WRONG_RESULT);
 	b->batch_time_ns = t1 - t0;
@@ -235,9 +236,9 @@ static void fwd_side(void *arg)
 		timer_sleep_us(SETTLE_US); /* the master has gone back to sleep */
 		uint64_t s0 = master_calls_served(m);
 		prof_begin(); /* the round trip is what scripts/mosaic-prof --marked counts */
-		uint64_t t0 = timer_now_ns(), i0 = read_instret();
+		uint64_t t0 = vtime_now_ns(), i0 = read_instret();
 		int64_t v = kcall(KC_HEAP_GROW, a, 0, 0);
-		uint64_t i1 = read_instret(), t1 = timer_now_ns();
+		uint64_t i1 = read_instret(), t1 = vtime_now_ns();
 		prof_end();
 		b->instr[r] = i1 - i0;
 		b->time_ns[r] = t1 - t0;
@@ -396,9 +397,9 @@ static void contention_side(void *arg)
 	}
 	for (unsigned r = 0; r < reps; r++) {
 		uint64_t s0 = master_calls_served(m);
-		uint64_t t0 = timer_now_ns(), i0 = read_instret();
+		uint64_t t0 = vtime_now_ns(), i0 = read_instret();
 		int64_t v = kcall(KC_HEAP_GROW, a, 0, 0);
-		uint64_t i1 = read_instret(), t1 = timer_now_ns();
+		uint64_t i1 = read_instret(), t1 = vtime_now_ns();
 		b->instr[me][r] = i1 - i0;
 		b->time_ns[me][r] = t1 - t0;
 		b->services[me][r] = master_calls_served(m) - s0;

@@ -18,6 +18,7 @@
 #include "arch/riscv/csr.h"
 #include "lib/string.h"
 #include "lib/stats.h"
+#include "kernel/vtime.h"
 
 #define MAX_REPS 32
 
@@ -127,19 +128,19 @@ static void coll_side(void *arg)
 	for (unsigned r = 0; r < b->reps && !e; r++) {
 		e = msg_barrier(&g);
 		if (!e && msg_barrier(&g) == 0 && g.rank == g.tree_root) /* two: everyone has left the first */
-			b->start[r] = timer_now();
+			b->start[r] = vtime_now_ticks();
 		if (!e)
 			e = b->kind == 0 ? msg_barrier(&g) : msg_bcast(&g, g.tree_root, data[me], b->len);
-		b->end[me][r] = timer_now();
+		b->end[me][r] = vtime_now_ticks();
 	}
 	if (!e && b->kind == 0 && !(e = msg_barrier(&g))) {
-		uint64_t t0 = timer_now();
+		uint64_t t0 = vtime_now_ticks();
 		prof_begin(); /* the back-to-back barriers are what scripts/mosaic-prof --marked counts */
 		for (unsigned i = 0; i < BACK_TO_BACK && !e; i++)
 			e = msg_barrier(&g);
 		prof_end();
 		if (g.rank == g.tree_root)
-			b->period_ticks = timer_now() - t0;
+			b->period_ticks = vtime_now_ticks() - t0;
 	}
 	if (g.rank == g.tree_root) {
 		b->depth = g.depth;

@@ -17,6 +17,7 @@
 #include "kernel/dispatch/dispatcher.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
+#include "kernel/vtime.h"
 
 #define MAX_UNITS 29
 #define UNIT_BYTES (16 * PAGE_SIZE)
@@ -51,7 +52,7 @@ static void report(const char *scenario, unsigned n, unsigned contexts, uint64_t
 {
 	kprintf("bench-tasks: {\"scenario\": \"%s\", \"units\": %u, \"contexts\": %u, \"time_ns\": %lu, "
 		"\"memory_bytes\": %lu, \"pages_held\": %lu}\n",
-		scenario, n, contexts, timer_now_ns() - t0, bytes, pages_held);
+		scenario, n, contexts, vtime_now_ns() - t0, bytes, pages_held);
 }
 
 static uint64_t free_pages(void)
@@ -67,7 +68,7 @@ static int run_tasks(const char *name, const uint16_t *cores, unsigned ncores, u
 	for (unsigned i = 0; i < ncores; i++)
 		if (dispatcher_start(cores[i]))
 			return 1;
-	uint64_t before = free_pages(), t0 = timer_now_ns();
+	uint64_t before = free_pages(), t0 = vtime_now_ns();
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t args[2] = {(uint64_t)buffers[i], i};
 		task_init(&tasks[i], write_task, args, 2);
@@ -85,7 +86,7 @@ static int run_tasks(const char *name, const uint16_t *cores, unsigned ncores, u
 
 static int run_threads(const uint16_t *cores, unsigned ncores, unsigned n)
 {
-	uint64_t before = free_pages(), t0 = timer_now_ns();
+	uint64_t before = free_pages(), t0 = vtime_now_ns();
 	int bad = 0;
 	for (unsigned i = 0; i < n; i++)
 		bad |= kthread_create(&threads[i], write_thread, buffers[i], cores[i % ncores]) != 0;

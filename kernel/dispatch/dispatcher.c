@@ -8,6 +8,7 @@
 #include "kernel/dispatch/dispatch_internal.h"
 #include "kernel/hart.h"
 #include "drivers/timer.h"
+#include "kernel/vtime.h"
 
 struct dispatcher dispatchers[MOSAIC_MAX_HARTS] = {
 	[0 ... MOSAIC_MAX_HARTS - 1] = {.lock = SPINLOCK_INIT("dispatcher")},
@@ -44,7 +45,7 @@ static void queue_timed_locked(struct dispatcher *d, struct task *t, uint64_t re
 void dispatcher_queue_first_locked(struct dispatcher *d, struct task *t)
 {
 	if (t->delay)
-		queue_timed_locked(d, t, timer_now() + t->delay);
+		queue_timed_locked(d, t, vtime_now_ticks() + t->delay);
 	else
 		dispatcher_queue_ready_locked(d, t);
 }
@@ -182,7 +183,7 @@ bool dispatcher_run_one(unsigned cpu)
 	if (d->current) /* called from inside a task: never nest tasks on one stack */
 		return false;
 	uint64_t s = spin_lock(&d->lock);
-	release_due_locked(d, timer_now());
+	release_due_locked(d, vtime_now_ticks());
 	struct task *t = tq_pop_head(&d->ready);
 	if (t) {
 		sync_views_locked(d);
@@ -193,7 +194,7 @@ bool dispatcher_run_one(unsigned cpu)
 	if (!t)
 		return false;
 	t->last_cpu = (uint16_t)cpu;
-	t->last_start = timer_now();
+	t->last_start = vtime_now_ticks();
 	__atomic_store_n(&t->runs, t->runs + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->runs, d->runs + 1, __ATOMIC_RELAXED);
 	int ret = t->fn(t);
@@ -210,7 +211,7 @@ bool dispatcher_has_ready(unsigned cpu)
 	if (__atomic_load_n(&d->ready_len, __ATOMIC_ACQUIRE))
 		return true;
 	uint64_t next = __atomic_load_n(&d->next_release, __ATOMIC_ACQUIRE);
-	return next && next <= timer_now();
+	return next && next <= vtime_now_ticks();
 }
 
 uint64_t dispatcher_next_deadline(unsigned cpu)

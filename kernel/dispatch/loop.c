@@ -9,6 +9,7 @@
 #include "kernel/hart.h"
 #include "kernel/domain.h"
 #include "drivers/timer.h"
+#include "kernel/vtime.h"
 
 static bool stop_asked(struct dispatcher *d) { return __atomic_load_n(&d->stop_request, __ATOMIC_ACQUIRE) != 0; }
 
@@ -24,8 +25,17 @@ void dispatcher_loop(void *arg)
 		 * a new generation, since it may come with an earlier deadline than the one we armed),
 		 * a timed task is due, or dispatcher_stop asks us to return */
 		uint32_t gen = dispatcher_generation(me);
+		/* the dispatcher keeps time on this core's clock: under virtual time a timed task
+		 * falling due is a jump, not a sleep (kernel/vtime.h) */
+		vtime_wait_begin();
+		uint64_t due = dispatcher_next_deadline(me), wake;
+		if (vtime_idle(due ? timer_ticks_to_ns(due) : UINT64_MAX, &wake)) {
+			vtime_wait_end();
+			continue;
+		}
 		WAIT_UNTIL(stop_asked(d) || dispatcher_has_ready(me) || dispatcher_generation(me) != gen,
-			   dispatcher_next_deadline(me));
+			   vtime_active ? wake : due);
+		vtime_wait_end();
 	}
 	__atomic_store_n(&d->stop_request, 0, __ATOMIC_RELEASE);
 }

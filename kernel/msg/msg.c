@@ -12,6 +12,7 @@
 #include "kernel/console.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
+#include "kernel/vtime.h"
 
 uint64_t msg_user_buffer = MSG_USER_BUFFER_DEFAULT;
 BOOTARG_U64("msg_user_buffer", msg_user_buffer, 0, 64 * 1024 * 1024,
@@ -61,7 +62,7 @@ static void fill_status(struct msg_status *st, const struct noc_header *h, int e
 {
 	*st = (struct msg_status){.source = h->src, .tag = h->tag, .len = h->len, .error = error, .seq = h->seq,
 				  .hops = h->hops, .t_send_ns = h->t_send_ns, .t_deliver_ns = h->t_deliver_ns,
-				  .t_recv_ns = timer_now_ns(), .t_wait_ns = h->t_wait_ns};
+				  .t_recv_ns = vtime_now_ns(), .t_wait_ns = h->t_wait_ns};
 }
 
 static bool valid_core(int c) { return c >= 0 && (unsigned)c < mesh.cores; }
@@ -279,12 +280,22 @@ static bool wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void 
 			return true;
 		if (interruptible && hart_kill_pending())
 			return false;
+		/* nothing to do before the next message in flight to us arrives: under virtual
+		 * time the clock jumps there once that is safe (kernel/vtime.c), else we sleep */
+		vtime_wait_begin();
+		uint64_t late_post = noc_mailbox_next_delivery(me); /* posted since the drain */
+		uint64_t wake;
+		if (vtime_idle(late_post < next_ns ? late_post : next_ns, &wake)) {
+			vtime_wait_end();
+			continue;
+		}
 		mb->sleeping = 1;
 		fence();
-		WAIT_UNTIL(__atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen || noc_now_ns() >= next_ns ||
-				   (interruptible && hart_kill_pending()),
-			   timer_ns_to_ticks_ceil(next_ns));
+		WAIT_UNTIL(__atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
+				   (!vtime_active && noc_now_ns() >= next_ns) || (interruptible && hart_kill_pending()),
+			   wake);
 		mb->sleeping = 0;
+		vtime_wait_end();
 	}
 }
 
@@ -354,8 +365,11 @@ int msg_test(struct msg_request *req, int *done, struct msg_status *st)
 {
 	if (!req || req->state == MSG_REQ_IDLE || !done)
 		return -EINVAL;
-	if (req->state != MSG_REQ_DONE)
+	if (req->state != MSG_REQ_DONE) {
+		if (is_user(req->type))
+			vtime_settle();
 		progress(this_cpu(), &endpoints[this_cpu()]);
+	}
 	*done = req->state == MSG_REQ_DONE;
 	if (*done && st)
 		*st = req->status;
@@ -442,7 +456,7 @@ static int recv_direct(unsigned me, uint16_t type, int src, int tag, void *buf, 
 	struct noc_mailbox *mb = noc_mailbox_of(me, type);
 	int e = -EAGAIN;
 	uint64_t s = spin_lock(&mb->lock);
-	struct noc_slot *slot = noc_mailbox_find(mb, &m, timer_now_ns(), 0);
+	struct noc_slot *slot = noc_mailbox_find(mb, &m, vtime_now_ns(), 0);
 	if (slot) {
 		e = slot->h.len > cap ? -EOVERFLOW : 0;
 		if (!e && slot->h.len)
@@ -483,6 +497,8 @@ int msg_irecv(int src, int tag, void *buf, uint32_t cap, struct msg_request *req
 
 int msg_tryrecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
 {
+	if (is_user(type))
+		vtime_settle(); /* a task's "nothing yet" holds at its time: nothing earlier may still come */
 	struct msg_request req;
 	int e = msg_irecv_typed(type, src, tag, buf, cap, &req);
 	if (e)
@@ -540,6 +556,8 @@ int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct msg_stat
 				.match = {.src = src, .tag = tag, .type = type,
 					  .session = session_for(&endpoints[this_cpu()], type)},
 				.st = st};
+	if (!block && is_user(type))
+		vtime_settle();
 	if (probe_once(&p))
 		return 0;
 	if (!block)

@@ -9,6 +9,7 @@
  * left of its tasks and stops the dispatcher loops it started.
  */
 #include "kernel/ktest.h"
+#include "kernel/vtime.h"
 #include "kernel/hart.h"
 #include "kernel/console.h"
 #include "kernel/errno.h"
@@ -21,6 +22,10 @@
 
 /* Sleeps in short WFI naps until cond holds or timeout_us passed; true if it held. For
  * conditions no IPI announces (another core's progress). */
+/* The dispatcher keeps time on its core's clock (virtual time when vtime=1): the tests
+ * measure and sleep on that clock too. */
+static void sleep_on_clock_us(uint64_t us) { vtime_sleep_until_ns(vtime_now_ns() + us * 1000, 0); }
+
 #define POLL_UNTIL(cond, timeout_us)                                                  \
 	({                                                                            \
 		uint64_t __end = timer_now() + timer_us_to_ticks(timeout_us);         \
@@ -229,7 +234,7 @@ static void stop_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(task_init(t, stop_once, 0, 0), 0);
 	KT_ASSERT_EQ(task_dispatch(t, other), 0);
 	KT_ASSERT(POLL_UNTIL(task_state(t) == TASK_STOPPED, POLL_TIMEOUT_US));
-	timer_sleep_us(500);
+	sleep_on_clock_us(500);
 	KT_ASSERT_EQ(task_runs(t), 1);
 	KT_ASSERT_EQ(task_continue(t), 0);
 	KT_ASSERT_EQ(task_wait(t), 7);
@@ -363,7 +368,7 @@ static struct task t_dia[4];
 static int logged(struct task *t)
 {
 	if (t->args[1])
-		timer_sleep_us(t->args[1]);
+		sleep_on_clock_us(t->args[1]);
 	if (t->args[2])
 		join_saw_parents_done = task_state(&t_dia[1]) == TASK_COMPLETED && task_state(&t_dia[2]) == TASK_COMPLETED;
 	uint32_t i = __atomic_fetch_add(&log_n, 1, __ATOMIC_ACQ_REL);
@@ -528,10 +533,10 @@ static void periodic_body(struct ktest_ctx *kt)
 	struct task *t = &t_per[0];
 	KT_ASSERT_EQ(task_init(t, periodic_tick, 0, 0), 0);
 	KT_ASSERT_EQ(task_set_timing(t, 0, period), 0);
-	uint64_t t0 = timer_now();
+	uint64_t t0 = vtime_now_ticks();
 	KT_ASSERT_EQ(task_dispatch(t, where), 0);
 	KT_ASSERT_EQ(task_wait(t), -ECANCELED); /* a periodic task ends only by cancel or error */
-	uint64_t span = timer_now() - t0;
+	uint64_t span = vtime_now_ticks() - t0;
 	KT_ASSERT_EQ(task_runs(t), PERIODIC_RUNS);
 	KT_ASSERT_EQ(t->result, PERIODIC_RUNS);
 	KT_ASSERT_EQ(t->last_cpu, where);
@@ -559,12 +564,12 @@ static void periodic_body(struct ktest_ctx *kt)
 	if (where == me) /* one hart: nobody else runs it */
 		KT_ASSERT(RUN_UNTIL(task_runs(t) == 1));
 	KT_ASSERT(POLL_UNTIL(task_runs(t) == 1 && task_state(t) == TASK_DELAYED, POLL_TIMEOUT_US));
-	uint64_t c0 = timer_now();
+	uint64_t c0 = vtime_now_ticks();
 	KT_ASSERT_EQ(task_cancel(t), 0);
 	KT_ASSERT_EQ(task_wait(t), -ECANCELED);
-	KT_ASSERT(timer_now() - c0 < long_period); /* did not wait for the next release */
+	KT_ASSERT(vtime_now_ticks() - c0 < long_period); /* did not wait for the next release */
 	KT_ASSERT_EQ(task_cancel(t), -EINVAL);
-	timer_sleep_us(timer_ticks_to_us(long_period) + 5000);
+	sleep_on_clock_us(timer_ticks_to_us(long_period) + 5000);
 	KT_ASSERT_EQ(task_runs(t), 1);
 	KT_ASSERT_EQ(task_state(t), TASK_FAILED);
 }
@@ -587,18 +592,18 @@ static void delay_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(task_init(t, nop, 0, 0), 0);
 	KT_ASSERT_EQ(task_set_timing(t, delay, 0), 0);
 	uint32_t gen = dispatcher_generation(me);
-	uint64_t t0 = timer_now();
+	uint64_t t0 = vtime_now_ticks();
 	KT_ASSERT_EQ(task_dispatch(t, me), 0);
 	KT_ASSERT(dispatcher_generation(me) != gen);
 	KT_ASSERT_EQ(task_state(t), TASK_DELAYED);
 	uint64_t dl = t->release;
-	KT_ASSERT(dl >= t0 + delay && dl <= timer_now() + delay);
+	KT_ASSERT(dl >= t0 + delay && dl <= vtime_now_ticks() + delay);
 	/* the earliest release of this core (another subsystem's task may come first) */
 	KT_ASSERT(dispatcher_next_deadline(me) && dispatcher_next_deadline(me) <= dl);
 	drain(); /* not due: running the dispatcher dry does not run it */
 	KT_ASSERT_EQ(task_runs(t), 0);
 	KT_ASSERT_EQ(task_state(t), TASK_DELAYED);
-	timer_sleep_until(dl);
+	vtime_sleep_until_ns(timer_ticks_to_ns(dl), 0);
 	KT_ASSERT(dispatcher_has_ready(me));
 	KT_ASSERT(RUN_UNTIL(task_runs(t) == 1));
 	KT_ASSERT(t->last_start >= t0 + delay);
@@ -771,12 +776,12 @@ static void stress_body(struct ktest_ctx *kt)
 		uint64_t args[2] = {i, stress.cpus[(i < n / 2 ? i : i - n / 2 + 1) % stress.ncpus]};
 		KT_ASSERT_EQ(task_init(&stress.tasks[i], stress_task, args, 2), 0);
 	}
-	uint64_t t0 = timer_now();
+	uint64_t t0 = vtime_now_ticks();
 	for (unsigned i = 0; i < n / 2; i++)
 		KT_ASSERT_EQ(task_dispatch(&stress.tasks[i], (unsigned)stress.tasks[i].args[1]), 0);
 	for (unsigned i = 0; i < n; i++) /* the first half dispatched the second before it ended */
 		KT_ASSERT_EQ(task_wait(&stress.tasks[i]), i);
-	uint64_t took = timer_now() - t0;
+	uint64_t took = vtime_now_ticks() - t0;
 	for (unsigned i = 0; i < n; i++) {
 		KT_ASSERT_EQ(stress.count[i], 1);
 		KT_ASSERT_EQ(task_runs(&stress.tasks[i]), 1);

@@ -1,0 +1,275 @@
+/*
+ * Per-core virtual clocks and their synchronisation (see vtime.h, docs/time.md).
+ *
+ * Conservative synchronisation, as in parallel discrete-event simulation: a waiting
+ * core may move its clock to its next event T only if no other core can still send
+ * it a message that arrives before T. A core c can next send no earlier than its
+ * lower bound lb(c): its clock while it runs, or, while it waits, the later of its
+ * clock and its own next event (wait_next, which a sender lowers when it posts a
+ * message to it). A message from c arrives at least lookahead(c, me) after it is
+ * sent, so T is safe if T <= lb(c) + lookahead(c, me) for every other core c.
+ * No deadlock: if every core waits, the one whose next event is earliest is always
+ * safe (every other lower bound is at least that time); a running core advances by
+ * running. A waiting core that is not yet safe sleeps and looks again after
+ * VTIME_POLL_US of machine time.
+ */
+#include "kernel/vtime.h"
+#include "kernel/vclock.h"
+#include "kernel/hart.h"
+#include "kernel/bootargs.h"
+#include "kernel/console.h"
+#include "kernel/shell.h"
+#include "drivers/timer.h"
+#include "arch/riscv/csr.h"
+
+uint64_t vtime_enabled;
+uint64_t vtime_lax;
+uint64_t vtime_ns_per_insn = 1;
+bool vtime_active;
+BOOTARG_U64("vtime", vtime_enabled, 0, 1, "1: every core keeps its own virtual clock (needs the vclock plugin)");
+BOOTARG_U64("vtime_sync", vtime_lax, 0, 1, "virtual time: 0 conservative synchronisation, 1 lax (nobody waits)");
+BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns per instruction (1: 1 GHz, 1 IPC)");
+
+#define VTIME_POLL_US 20 /* machine time between two looks of a core that may not move yet */
+
+struct vtime_core {
+	volatile uint64_t skip;      /* clock = instructions x ns_per_insn + skip (mod 2^64) */
+	volatile uint64_t wait_next; /* while waiting: its next own event, ns (UINT64_MAX: none) */
+	volatile uint64_t last_look; /* it concluded "nothing arrived" up to this time */
+	volatile uint32_t waiting;
+	uint64_t late, late_ns;      /* messages posted after it had looked past their arrival (atomic) */
+	uint64_t jumps, polls;       /* its own statistics */
+} __attribute__((aligned(64)));
+
+static struct vtime_core vt[MOSAIC_MAX_HARTS];
+
+/* The NoC's minimum latency from one core to another: set by the NoC (vtime_set_lookahead). */
+static uint64_t (*lookahead)(unsigned from, unsigned to);
+
+void vtime_set_lookahead(uint64_t (*fn)(unsigned from, unsigned to)) { lookahead = fn; }
+
+static uint64_t insns_of(unsigned core)
+{
+	uint32_t id = harts[core].hartid;
+	return id < VCLOCK_SLOTS ? vclock_table.slot[id] : 0;
+}
+
+uint64_t vtime_now_ns(void)
+{
+	if (!vtime_active)
+		return timer_now_ns();
+	return vclock_instret() * vtime_ns_per_insn + vt[this_cpu()].skip;
+}
+
+uint64_t vtime_now_ticks(void)
+{
+	if (!vtime_active)
+		return timer_now();
+	uint64_t ns = vtime_now_ns();
+	return timer_ns_per_tick ? ns / timer_ns_per_tick : timer_us_to_ticks(ns / 1000);
+}
+
+uint64_t vtime_of(unsigned core)
+{
+	if (!vtime_active)
+		return timer_now_ns();
+	return insns_of(core) * vtime_ns_per_insn + vt[core].skip;
+}
+
+void vtime_start(void)
+{
+	if (!vtime_enabled)
+		return;
+	if (!vclock_present) {
+		kprintf("mosaic: vtime=1 needs the vclock plugin (docs/time.md); using the machine's clock\n");
+		return;
+	}
+	/* every clock starts at the boot hart's time; the others sit idle in WFI now */
+	uint64_t t0 = vclock_instret() * vtime_ns_per_insn;
+	for (unsigned c = 0; c < hart_count; c++) {
+		vt[c].skip = t0 - insns_of(c) * vtime_ns_per_insn;
+		vt[c].wait_next = UINT64_MAX;
+	}
+	vt[this_cpu()].skip = 0;
+	__atomic_store_n(&vtime_active, true, __ATOMIC_RELEASE);
+	kprintf("mosaic: virtual time: one clock per core, %lu ns per instruction, %s synchronisation\n",
+		vtime_ns_per_insn, vtime_lax ? "lax" : "conservative");
+}
+
+void vtime_advance_to(uint64_t t)
+{
+	if (!vtime_active)
+		return;
+	struct vtime_core *v = &vt[this_cpu()];
+	uint64_t now = vtime_now_ns();
+	if (t > now) {
+		v->skip += t - now;
+		v->jumps++;
+	}
+}
+
+static uint64_t lower_bound(unsigned c)
+{
+	uint64_t clock = vtime_of(c);
+	if (!__atomic_load_n(&vt[c].waiting, __ATOMIC_ACQUIRE))
+		return clock;
+	uint64_t next = __atomic_load_n(&vt[c].wait_next, __ATOMIC_ACQUIRE);
+	return next > clock ? next : clock;
+}
+
+/* The latest time up to which no message can still arrive here unseen. */
+static uint64_t safe_until(unsigned me)
+{
+	uint64_t safe = UINT64_MAX;
+	for (unsigned c = 0; c < hart_count; c++) {
+		if (c == me || harts[c].state == HART_ABSENT || harts[c].state == HART_FAILED)
+			continue;
+		uint64_t lb = lower_bound(c);
+		if (lb == UINT64_MAX)
+			continue;
+		uint64_t t = lb + (lookahead ? lookahead(c, me) : 0);
+		if (t < safe)
+			safe = t;
+	}
+	return safe;
+}
+
+void vtime_wait_begin(void)
+{
+	if (!vtime_active)
+		return;
+	struct vtime_core *v = &vt[this_cpu()];
+	__atomic_store_n(&v->wait_next, UINT64_MAX, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->waiting, 1, __ATOMIC_RELEASE);
+	fence();
+}
+
+void vtime_wait_end(void)
+{
+	if (vtime_active)
+		__atomic_store_n(&vt[this_cpu()].waiting, 0, __ATOMIC_RELEASE);
+}
+
+static void atomic_min(volatile uint64_t *p, uint64_t v)
+{
+	uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v < old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		;
+}
+
+static void looked(struct vtime_core *v, uint64_t t)
+{
+	if (t > v->last_look)
+		v->last_look = t;
+}
+
+bool vtime_idle(uint64_t next_ns, uint64_t *wake_ticks)
+{
+	if (!vtime_active) {
+		*wake_ticks = timer_ns_to_ticks_ceil(next_ns);
+		return false;
+	}
+	unsigned me = this_cpu();
+	struct vtime_core *v = &vt[me];
+	atomic_min(&v->wait_next, next_ns);
+	uint64_t target = __atomic_load_n(&v->wait_next, __ATOMIC_ACQUIRE); /* a sender may have lowered it */
+	uint64_t now = vtime_now_ns();
+	*wake_ticks = 0;
+	if (target <= now)
+		return true; /* already due: look again */
+	if (target == UINT64_MAX)
+		return false; /* nothing to wait for but an interrupt */
+	if (vtime_lax || target <= safe_until(me)) {
+		vtime_advance_to(target);
+		looked(v, target);
+		return true;
+	}
+	v->polls++;
+	*wake_ticks = timer_now() + timer_us_to_ticks(VTIME_POLL_US);
+	return false;
+}
+
+void vtime_settle(void)
+{
+	if (!vtime_active)
+		return;
+	unsigned me = this_cpu();
+	uint64_t now = vtime_now_ns();
+	while (!vtime_lax && now > safe_until(me)) {
+		vt[me].polls++;
+		timer_sleep_until(timer_now() + timer_us_to_ticks(VTIME_POLL_US));
+	}
+	looked(&vt[me], now);
+}
+
+void vtime_note_send(unsigned dst, uint64_t arrival)
+{
+	if (!vtime_active)
+		return;
+	struct vtime_core *v = &vt[dst];
+	atomic_min(&v->wait_next, arrival);
+	uint64_t look = __atomic_load_n(&v->last_look, __ATOMIC_ACQUIRE);
+	if (arrival < look) {
+		__atomic_fetch_add(&v->late, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&v->late_ns, look - arrival, __ATOMIC_RELAXED);
+	}
+}
+
+void vtime_external_event(void)
+{
+	if (!vtime_active)
+		return;
+	uint64_t latest = 0;
+	for (unsigned c = 0; c < hart_count; c++)
+		if (harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED && vtime_of(c) > latest)
+			latest = vtime_of(c);
+	vtime_advance_to(latest);
+}
+
+bool vtime_sleep_until_ns(uint64_t deadline_ns, bool (*stop)(void))
+{
+	for (;;) {
+		if (stop && stop())
+			return false;
+		if (vtime_now_ns() >= deadline_ns)
+			return true;
+		if (!vtime_active) {
+			WAIT_UNTIL((stop && stop()) || timer_now_ns() >= deadline_ns, timer_ns_to_ticks_ceil(deadline_ns));
+			continue;
+		}
+		vtime_wait_begin();
+		uint64_t wake;
+		if (!vtime_idle(deadline_ns, &wake))
+			WAIT_UNTIL(stop && stop(), wake);
+		vtime_wait_end();
+	}
+}
+
+void vtime_late_totals(uint64_t *late, uint64_t *late_ns)
+{
+	*late = *late_ns = 0;
+	for (unsigned c = 0; c < hart_count; c++) {
+		*late += __atomic_load_n(&vt[c].late, __ATOMIC_RELAXED);
+		*late_ns += __atomic_load_n(&vt[c].late_ns, __ATOMIC_RELAXED);
+	}
+}
+
+SHELL_CMD(vtime, "vtime", "each core's virtual clock, jumps, polls and late messages (consumed after their arrival)")
+{
+	if (argc != 1)
+		return SHELL_USAGE;
+	if (!vtime_active) {
+		kprintf("vtime: off (the machine's serial clock; boot with vtime=1 and the vclock plugin)\n");
+		return 0;
+	}
+	kprintf("vtime: %s synchronisation, %lu ns per instruction\n", vtime_lax ? "lax" : "conservative",
+		vtime_ns_per_insn);
+	kprintf("core        clock_ns   jumps    polls   late  late_ns\n");
+	for (unsigned c = 0; c < hart_count; c++)
+		kprintf("%4u  %14lu  %6lu  %7lu  %5lu  %7lu\n", c, vtime_of(c), vt[c].jumps, vt[c].polls, vt[c].late,
+			vt[c].late_ns);
+	uint64_t late, late_ns;
+	vtime_late_totals(&late, &late_ns);
+	kprintf("vtime: late=%lu late_ns=%lu\n", late, late_ns);
+	return 0;
+}

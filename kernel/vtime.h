@@ -1,0 +1,77 @@
+/*
+ * Per-core virtual time (docs/time.md). Under QEMU the harts run one at a time, so
+ * the machine's clock is the sum of every core's work. With the vclock plugin and the
+ * boot argument vtime=1 every core keeps its own clock instead:
+ *
+ *   clock(c) = instructions c has executed x vtime_ns_per_insn + time c skipped
+ *
+ * A core skips time only while it waits for an event with a known time (a message in
+ * flight to it, a task or a sleep that falls due): it jumps to that time. In the
+ * conservative mode (vtime_sync=0, the default) it jumps only when no other core can
+ * still send it a message that arrives earlier (lookahead: the NoC's minimum latency
+ * from each core); in the lax mode (vtime_sync=1, Graphite's default) it jumps at once.
+ * Messages carry their sender's clock and arrive at that time plus the model's latency.
+ *
+ * The state below is published for the other cores: one writer each (its own core),
+ * except wait_next, which senders lower with an atomic minimum when they post a
+ * message to a waiting core.
+ */
+#ifndef KERNEL_VTIME_H
+#define KERNEL_VTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "kernel/config.h"
+
+extern uint64_t vtime_enabled;     /* boot argument vtime: 1 asks for per-core clocks */
+extern uint64_t vtime_lax;         /* boot argument vtime_sync: 0 conservative, 1 lax */
+extern uint64_t vtime_ns_per_insn; /* boot argument vtime_ns_per_insn */
+extern bool vtime_active;          /* per-core clocks are running (set by vtime_start) */
+
+/* Starts the clocks when every hart is online: each starts at the boot hart's time. */
+void vtime_start(void);
+
+/* This core's clock, ns: its virtual time when active, else the machine's guest time. */
+uint64_t vtime_now_ns(void);
+/* The same in timer ticks, for the dispatcher's deadlines. */
+uint64_t vtime_now_ticks(void);
+/* Another core's clock as far as it has published it (exact for a waiting core). */
+uint64_t vtime_of(unsigned core);
+
+/* Moves this core's clock forward to t if it is behind (an event with a time reached it). */
+void vtime_advance_to(uint64_t t_ns);
+
+/*
+ * A core with nothing to do before its own next event at `next_ns` (UINT64_MAX: none,
+ * only an interrupt can wake it). Returns true if the clock moved to next_ns, so the
+ * caller looks again at once; false if it must sleep: then *wake_ticks is a machine
+ * timer deadline at which to look again (0: none, wait for an interrupt). Between
+ * vtime_wait_begin and vtime_wait_end the core is published as waiting.
+ */
+void vtime_wait_begin(void);
+bool vtime_idle(uint64_t next_ns, uint64_t *wake_ticks);
+void vtime_wait_end(void);
+
+/* The core is about to report "nothing has arrived" at its current time (tryrecv,
+ * a non-blocking probe): conservative mode first waits until that is certain. */
+void vtime_settle(void);
+
+/* The NoC posted a message to dst arriving at arrival_ns: wakes its lower bound and
+ * counts the message late if dst already looked past that time. */
+void vtime_note_send(unsigned dst, uint64_t arrival_ns);
+
+/* Something from outside the simulated machine (a typed shell command) happens now:
+ * after everything the cores have done so far. */
+void vtime_external_event(void);
+
+/* Sleeps until this core's clock reaches deadline_ns (a jump when it is safe); false if
+ * stop() became true first. On the machine's clock when virtual time is off. */
+bool vtime_sleep_until_ns(uint64_t deadline_ns, bool (*stop)(void));
+
+/* The NoC tells virtual time its minimum latency between two cores (the lookahead). */
+void vtime_set_lookahead(uint64_t (*fn)(unsigned from, unsigned to));
+
+/* Messages posted after their receiver had looked past their arrival, and by how much. */
+void vtime_late_totals(uint64_t *late, uint64_t *late_ns);
+
+#endif
