@@ -41,7 +41,7 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,--no-warn-rwx-segments
 
 # User programs: separate ELF files linked at USER_BASE against picolibc, embedded in the kernel.
-USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile
+USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz
 USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac -mabi=lp64 -mcmodel=medany -fno-pie -Iuser
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
@@ -73,6 +73,9 @@ check-harts:
 $(BUILD)/user/%.elf: user/%.c $(USER_RUNTIME) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -nostartfiles -static -T user/user.ld -o $@ user/crt0.S user/runtime.c $<
+
+# the fuzzer is one translation unit split into headers
+$(BUILD)/user/fuzz.elf: $(wildcard user/fuzz_*.h)
 
 # The table of embedded programs (kernel/utask.h: user_programs[]).
 $(BUILD)/user_programs.S: $(USER_ELFS) Makefile
