@@ -376,6 +376,8 @@ int mosaic_main(long arg)
 	static struct call c;
 	setup(arg);
 	keep_going = ((uint64_t)arg & KEEP_GOING) != 0;
+	/* names the seed of a core the kernel may panic on before the task can say more */
+	printf("fuzz: seed %lu task %ld of %ld on core %ld: starting, %lu calls\n", s.seed, s.rank, s.size, s.me, s.ncalls);
 	uint64_t rng = s.seed * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)s.rank + 1) * 0xd1b54a32d192ed03ULL;
 	for (uint64_t n = 0; n < s.ncalls; n++) {
 		draws_fill(&d, &rng);
