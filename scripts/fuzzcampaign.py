@@ -73,7 +73,15 @@ def run(seeds, tasks=4, calls=2000, harts=36, timeout=300, log_path=None, verbos
 
 
 def _pages_in_use(output):
-    return [int(m) for m in re.findall(r"^pages\s+\d+ total, \d+ reserved, (\d+) in use", output, re.M)]
+    """Pages in use per `mem`, less the free pages the kernel heap keeps for small objects (a
+    cache that only grows: not a leak)."""
+    used = [int(m) for m in re.findall(r"^pages\s+\d+ total, \d+ reserved, (\d+) in use", output, re.M)]
+    kept = [int(m) for m in re.findall(r"^heap\s+\d+ objects in use, (\d+) pages kept", output, re.M)]
+    return [u - k for u, k in zip(used, kept)] if len(kept) == len(used) else used
+
+
+def _heap_objects(output):
+    return [int(m) for m in re.findall(r"^heap\s+(\d+) objects in use", output, re.M)]
 
 
 def _mailboxes(output):
@@ -124,9 +132,13 @@ def check(c):
         c.problems.append(f"  reproduce: {reproducer(seed, c.tasks, c.calls)}")
     pages = _pages_in_use(out)
     if len(pages) >= 2 and pages[0] != pages[1]:
-        c.problems.append(f"pages in use: {pages[0]} before the fuzz jobs, {pages[1]} after")
+        c.problems.append(f"pages in use (less the kernel heap's cache): {pages[0]} before the fuzz jobs, "
+                          f"{pages[1]} after")
     elif len(pages) < 2 and not c.problems:
         c.problems.append("the shell did not print `mem` twice")
+    objects = _heap_objects(out)
+    if len(objects) >= 2 and objects[0] != objects[1]:
+        c.warnings.append(f"kernel heap objects in use: {objects[0]} before the fuzz jobs, {objects[1]} after")
     boxes = _mailboxes(out)
     if boxes and any(boxes[-1].values()):
         c.problems.append(f"mailboxes after the fuzz jobs: {boxes[-1]} (all must be 0)")

@@ -43,12 +43,13 @@ static long call6(uint64_t nr, const uint64_t *a)
 	return (long)r0;
 }
 
-/* True if the kernel would write two bytes at va for us: claim() with an empty claim writes
- * nothing, but checks its buffer. Only used before the run, to find the task's edges. */
+/* True if the kernel would write a status at va (page-aligned) for us: probe checks its status
+ * buffer, and writes it only if a message matches (none is ever sent with this tag). Only
+ * used before the run, to find the task's edges. */
 static int writable(uint64_t va)
 {
 	bookkeeping++;
-	return mosaic_claim((uint16_t *)va, 1) >= 0;
+	return mosaic_probe((int)s.me, 0x7ffffff0, 0, (struct mosaic_status *)va) != MOSAIC_EFAULT;
 }
 
 static void __attribute__((noreturn)) give_up(const char *what)
@@ -90,13 +91,15 @@ static void setup(long arg)
 	s.last_time = (uint64_t)mosaic_time_ns();
 	s.user_base = (uint64_t)_start & ~4095ULL;
 	uint64_t sp = (uint64_t)__builtin_frame_address(0) & ~4095ULL;
-	for (s.user_top = sp; writable(s.user_top);)
+	for (s.user_top = sp; writable(s.user_top) && s.user_top - sp < (64 << 10);)
 		s.user_top += 4096;
-	for (s.stack_lo = sp; writable(s.stack_lo - 4096);)
+	for (s.stack_lo = sp; writable(s.stack_lo - 4096) && sp - s.stack_lo < (64 << 10);)
 		s.stack_lo -= 4096;
+	if (s.user_top - sp >= (64 << 10) || sp - s.stack_lo >= (64 << 10))
+		give_up("the stack's edges were not found (probe took a status buffer it should not)");
 	long brk = mosaic_heap_grow(0);
 	bookkeeping++;
-	if (brk < 0 || !writable((uint64_t)brk - 2) || writable((uint64_t)brk) || (uint64_t)brk >= s.stack_lo)
+	if (brk < 0 || !writable((uint64_t)brk - 4096) || writable((uint64_t)brk) || (uint64_t)brk >= s.stack_lo)
 		give_up("the heap's break is not the end of the mapped memory");
 	s.brk = (uint64_t)brk;
 }
@@ -177,8 +180,10 @@ static void gen_call(struct draws *d, struct call *c)
 		uint64_t n = c->a[a->ref], len;
 		if (__builtin_mul_overflow(n, (uint64_t)a->elem * (a->flags & F_BY_N ? gn : 1), &len))
 			len = UINT64_MAX;
-		if (a->flags & F_OWN) /* invade: up to the number of cores asked for, at most the machine */
+		if ((a->flags & F_OWN) && cd->nr == KC_INVADE) /* up to the cores asked for, at most the machine */
 			len = 2 * (c->a[0] < (uint64_t)s.ncores ? c->a[0] : (uint64_t)s.ncores);
+		if ((a->flags & F_OWN) && cd->nr == KC_CLAIM) /* the claim, at most the capacity */
+			len = 2 * (c->a[1] < s.claim_n ? c->a[1] : s.claim_n);
 		struct ptr *p = &c->p[i];
 		switch (a->kind) {
 		case K_BUF:
@@ -215,23 +220,23 @@ static const struct call_desc *desc_of(long nr)
 	return 0;
 }
 
-/* Keeps a call that may succeed from waiting for ever: its try form, or a group of this
- * core alone; and from printing. Returns 0 if it cannot be made safe (then it is skipped). */
+/* Keeps a call that may succeed from waiting for ever (a send waits for a credit even to its
+ * own core, whose mailbox the task may have filled): its try form, or a group of this core
+ * alone; and from printing or killing. Returns 0 if it cannot be made safe (then it is skipped). */
 static int make_safe(struct call *c)
 {
 	judge(c, &s);
 	if (c->verdict == V_BAD)
 		return 1; /* a bad call fails before it could wait */
 	const struct call_desc *d = c->d;
-	if (((d->flags & C_SELF_ONLY) && (int32_t)c->a[0] != s.me) || d->nr == KC_RECV ||
-	    (d->nr == KC_WAIT && !s.req_self[c->a[0]])) {
+	if ((d->flags & C_BLOCKS) && d->try_nr != d->nr) {
 		c->d = desc_of(d->try_nr);
 		c->nr = (uint64_t)c->d->nr;
 	}
 	if (d->nr == KC_PROBE)
 		c->a[2] = 0;
-	if (d->nr == KC_WRITE)
-		return 0; /* it would print (even with length 0): the console stays readable */
+	if (d->flags & C_BAD_ONLY)
+		return 0; /* write would print (even 0 bytes), kill could end a task of the job */
 	if ((d->flags & C_COLL) && s.group[c->a[0]] != G_SELF) {
 		uint8_t *self = memchr(s.group, G_SELF, NGROUP);
 		if (!self)
@@ -308,14 +313,14 @@ static void after(uint64_t n, const struct call *c, long ret)
 		if (ret >= 0 && (ret >= NREQ || s.req_open[ret]))
 			violation(n, c, ret, "a handle not open yet, 0..15");
 		if (ret >= 0)
-			s.req_open[ret] = 1, s.req_self[ret] = c->d->nr == KC_ISEND && (int32_t)a0 == s.me;
+			s.req_open[ret] = 1;
 		break;
 	case KC_TEST:
 	case KC_WAIT:
 		if (ret == MOSAIC_EFAULT && c->verdict == V_UNSURE)
 			break; /* the status buffer was refused: nothing happened */
 		if (ret != 0 || c->d->nr == KC_WAIT)
-			s.req_open[a0] = s.req_self[a0] = 0; /* done: the handle closed */
+			s.req_open[a0] = 0; /* done: the handle closed */
 		break;
 	case KC_GROUP_INIT:
 	case KC_JOB_GROUP:

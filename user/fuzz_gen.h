@@ -195,7 +195,7 @@ static void gen_team(struct draws *d, uint8_t *at, uint64_t room, uint64_t n)
 		struct mosaic_member t = {member, (long)i};
 		if (i == bad)
 			t.fn = (int (*)(long))PICK(d, 0, 0x80200000, (uint64_t)&member + 1, (uint64_t)arena,
-						   (uint64_t)ro_blob, 0x1000100000ULL);
+						   (uint64_t)arena + 4096, 0x1000100000ULL);
 		memcpy(at + i * sizeof t, &t, sizeof t);
 	}
 }

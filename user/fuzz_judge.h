@@ -74,8 +74,13 @@ static int judge_ptr(struct call *c, const struct fuzz_state *s, int i, const st
 static void judge_core(struct call *c, const struct fuzz_state *s, int i, int src)
 {
 	uint64_t v = c->a[i];
-	if (!fits_int(v))
-		unsure(c); /* the kernel takes the low 32 bits */
+	if (c->d->nr == KC_KILL) { /* the core itself, any other may be a peer's: see C_BAD_ONLY */
+		if (v >= (uint64_t)s->ncores || v == (uint64_t)s->me)
+			bad(c, i, "kill core %lx: none, or the caller's own", v);
+		else
+			unsure(c);
+	} else if (!fits_int(v))
+		bad(c, i, "core %lx does not fit an int", v);
 	else if (!(src && (int32_t)v == MOSAIC_ANY) && ((int32_t)v < 0 || (int32_t)v >= s->ncores))
 		bad(c, i, "there is no core %d", (int)(int32_t)v);
 }
@@ -84,7 +89,7 @@ static void judge_tag(struct call *c, int i, int recv)
 {
 	uint64_t v = c->a[i];
 	if (!fits_int(v))
-		unsure(c);
+		bad(c, i, "tag %lx does not fit an int", v);
 	else if ((int32_t)v < 0 && !(recv && (int32_t)v == MOSAIC_ANY))
 		bad(c, i, "tag %d is negative", (int)(int32_t)v);
 }
@@ -123,16 +128,16 @@ static void judge_team_size(struct call *c, const struct fuzz_state *s, uint64_t
 		bad(c, 1, "%lu members for a claim of %u cores", n, s->claim_n);
 }
 
-/* infect's members, read back: a function outside the program's code (or odd) is certainly
- * bad; one inside it that is not member() may be taken, since the kernel cannot tell where
- * functions begin (the code ends where the read-only data begins). */
+/* infect's members, read back: a function outside the program's image below its writable data
+ * (or odd) is certainly bad; one inside it that is not member() may be taken, since the kernel
+ * cannot tell where functions begin, and read-only data may share the code's segment. */
 static void judge_team(struct call *c, const struct fuzz_state *s, uint64_t n)
 {
 	for (uint64_t k = 0; k < n; k++) {
 		struct mosaic_member m;
 		memcpy(&m, (const uint8_t *)c->p[0].va + k * sizeof m, sizeof m);
 		uint64_t fn = (uint64_t)m.fn;
-		if (fn < s->user_base || fn >= (uint64_t)ro_blob || (fn & 1))
+		if (fn < s->user_base || fn >= (uint64_t)arena || (fn & 1))
 			return bad(c, 0, "member %lu's function %lx is not code of the program", k, fn);
 		if (m.fn != member)
 			unsure(c);
@@ -164,8 +169,8 @@ static void judge_vec(struct call *c, const struct fuzz_state *s, unsigned n)
 static void judge_invade(struct call *c, const struct fuzz_state *s)
 {
 	uint64_t most = c->a[0] < (uint64_t)s->ncores ? c->a[0] : (uint64_t)s->ncores;
-	if ((uint32_t)c->a[0] == 0)
-		bad(c, 0, "invade %u cores", (uint32_t)c->a[0]);
+	if (c->a[0] == 0 || c->a[0] > UINT32_MAX)
+		bad(c, 0, "invade %lu cores", c->a[0]);
 	if (c->a[1] > MOSAIC_INVADE_ANYWHERE) {
 		if ((uint32_t)c->a[1] <= MOSAIC_INVADE_ANYWHERE)
 			unsure(c);
@@ -299,6 +304,9 @@ static void judge(struct call *c, const struct fuzz_state *s)
 		break;
 	case KC_INVADE:
 		judge_invade(c, s);
+		break;
+	case KC_CLAIM: /* it copies min(claim, capacity) cores, and checks just those */
+		judge_ptr(c, s, 0, &c->p[0], c->a[1] < s->claim_n ? c->a[1] : s->claim_n, 2, 1, 1, 1);
 		break;
 	case KC_RETREAT:
 		if (s->team)

@@ -23,7 +23,7 @@ struct fuzz_state {
 	long rank, size, me, ncores;
 	uint64_t user_base, user_top;    /* the task's window: [user_base, user_top) */
 	uint64_t brk, stack_lo;          /* first unmapped byte above the heap; lowest stack byte */
-	uint8_t req_open[NREQ], req_self[NREQ]; /* open; a send to this core (wait cannot hang) */
+	uint8_t req_open[NREQ];
 	uint8_t group[NGROUP];           /* enum group_kind */
 	uint16_t group_n[NGROUP], group_rank[NGROUP]; /* size; this core's rank in it */
 	int job_group;                   /* the handle job_group gave, or -1 */

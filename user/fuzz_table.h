@@ -37,7 +37,7 @@ enum kind {
 #define F_NULL_OK 2 /* NULL means no buffer: the count is then not a length */
 #define F_BY_N 4    /* the length is also multiplied by the group's size */
 #define F_ROOT 8    /* only the root (argument 1) passes this buffer */
-#define F_OWN 16    /* the length is not count x elem: the call's own rule in the judge */
+#define F_OWN 16    /* the length is not count x elem: the call's own rule (own_len in fuzz_judge.h) */
 
 struct arg_desc {
 	uint8_t kind, ref, flags;
@@ -45,12 +45,12 @@ struct arg_desc {
 };
 
 /* call flags */
-#define C_SELF_ONLY 1 /* waits for credits: to another core only in the try form (.try_nr) */
-#define C_BLOCKS 2    /* may wait for ever: good arguments only in the try form (.try_nr) */
+#define C_BLOCKS 2    /* may wait for ever (for a credit, a message): good arguments only in the try form */
 #define C_COLL 4      /* waits for the group's other members: only on a group of this core alone */
 #define C_HANDLE 8    /* returns a request handle */
 #define C_STABLE 16   /* returns the same value on every call of the task */
 #define C_UNKNOWN 32  /* no such call: the number is drawn too */
+#define C_BAD_ONLY 64 /* made only when certainly bad: a good one would print, or kill a peer */
 
 struct call_desc {
 	long nr;
@@ -67,7 +67,7 @@ struct call_desc {
 #define BODY (64 * 1024) /* NOC_MAX_BODY: the largest message */
 
 static const struct call_desc calls[] = {
-	{KC_WRITE, "write", 0, 4096, 0, 0, {BUF(1, 1, 0), A(K_COUNT)}},
+	{KC_WRITE, "write", 0, 4096, C_BAD_ONLY, 0, {BUF(1, 1, 0), A(K_COUNT)}},
 	{KC_CORE_ID, "core_id", 0, 0, C_STABLE, 0, {{0}}},
 	{KC_DOMAIN_ID, "domain_id", 0, 0, C_STABLE, 0, {{0}}},
 	{KC_JOB_ID, "job_id", 0, 0, C_STABLE, 0, {{0}}},
@@ -75,10 +75,11 @@ static const struct call_desc calls[] = {
 	{KC_TIME_NS, "time_ns", 0, 0, 0, 0, {{0}}},
 	{KC_SLEEP_US, "sleep_us", 0, 0, 0, 0, {A(K_US)}},
 	{KC_HEAP_GROW, "heap_grow", 0, 0, 0, 0, {A(K_HEAP)}},
-	{KC_SEND, "send", 0, BODY, C_SELF_ONLY, KC_TRYSEND, {A(K_DST), A(K_TAG), BUF(3, 1, 0), A(K_COUNT)}},
+	{KC_KILL, "kill", 0, 0, C_BAD_ONLY, 0, {A(K_DST)}},
+	{KC_SEND, "send", 0, BODY, C_BLOCKS, KC_TRYSEND, {A(K_DST), A(K_TAG), BUF(3, 1, 0), A(K_COUNT)}},
 	{KC_TRYSEND, "trysend", 0, BODY, 0, 0, {A(K_DST), A(K_TAG), BUF(3, 1, 0), A(K_COUNT)}},
 	{KC_ISEND, "isend", 0, BODY, C_HANDLE, 0, {A(K_DST), A(K_TAG), BUF(3, 1, 0), A(K_COUNT)}},
-	{KC_XSEND, "xsend", 0, BODY, C_SELF_ONLY, KC_TRYSEND, {A(K_DST), A(K_TAG), BUF(3, 1, 0), A(K_COUNT)}},
+	{KC_XSEND, "xsend", 0, BODY, C_BLOCKS, KC_TRYSEND, {A(K_DST), A(K_TAG), BUF(3, 1, 0), A(K_COUNT)}},
 	{KC_RECV, "recv", 0, 0, C_BLOCKS, KC_TRYRECV,
 	 {A(K_SRC), A(K_RTAG), BUF(3, 1, F_OUT), A(K_COUNT), STATUS(F_NULL_OK)}},
 	{KC_TRYRECV, "tryrecv", 0, 0, 0, 0, {A(K_SRC), A(K_RTAG), BUF(3, 1, F_OUT), A(K_COUNT), STATUS(F_NULL_OK)}},
@@ -106,7 +107,7 @@ static const struct call_desc calls[] = {
 	{KC_RETREAT, "retreat", 1, 128, 0, 0, {{K_CORES, 1, 0, 2}, A(K_COUNT)}},
 	{KC_INFECT, "infect", 0, 128, 0, 0, {{K_TEAM, 1, 0, sizeof(struct mosaic_member)}, A(K_COUNT)}},
 	{KC_TEAM_WAIT, "team_wait", 0, 128, 0, 0, {BUF(1, sizeof(struct mosaic_member_result), F_OUT), A(K_COUNT)}},
-	{KC_CLAIM, "claim", 0, 0, 0, 0, {BUF(1, 2, F_OUT | F_NULL_OK), A(K_COUNT)}},
+	{KC_CLAIM, "claim", 0, 0, 0, 0, {BUF(1, 2, F_OUT | F_NULL_OK | F_OWN), A(K_COUNT)}},
 	{-1, "unknown", 0, 0, C_UNKNOWN, 0, {A(K_ANY), A(K_ANY), A(K_ANY), A(K_ANY), A(K_ANY), A(K_ANY)}},
 };
 
@@ -115,7 +116,7 @@ static const struct call_desc calls[] = {
 /* The numbers a user task may call (exit is the task's last call, never drawn). */
 static inline int call_exists(uint64_t nr)
 {
-	return nr <= KC_HEAP_GROW || (nr >= KC_SEND && nr <= KC_PROBE) || (nr >= KC_GROUP_INIT && nr <= KC_ALLTOALLV) ||
+	return nr <= KC_KILL || (nr >= KC_SEND && nr <= KC_PROBE) || (nr >= KC_GROUP_INIT && nr <= KC_ALLTOALLV) ||
 	       nr == KC_JOB_SIZE || nr == KC_JOB_GROUP || (nr >= KC_INVADE && nr <= KC_CLAIM);
 }
 
