@@ -10,6 +10,9 @@ TIMEOUT  ?= 120
 GDBPORT  ?= $(shell echo $$((26000 + $$(id -u) % 5000)))
 PYTEST_ARGS ?=
 VTIME    ?= 1
+SEEDS    ?= 20
+SEED0    ?=
+FUZZ_ARGS ?=
 # handed to recipes through the environment, so quotes inside BOOTARGS survive
 export BOOTARGS
 # read by scripts/mosaiclib.py: 0 boots without the vclock plugin
@@ -41,7 +44,7 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,--no-warn-rwx-segments
 
 # User programs: separate ELF files linked at USER_BASE against picolibc, embedded in the kernel.
-USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile
+USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz
 USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac -mabi=lp64 -mcmodel=medany -fno-pie -Iuser
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
@@ -54,7 +57,7 @@ OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
 
-.PHONY: all deps check-harts qemu qemu-gdb gdb run test bench-boot bench-noc bench-kernel bench-alloc bench-invade prof clean help
+.PHONY: all deps check-harts qemu qemu-gdb gdb run test fuzz bench-boot bench-noc bench-kernel bench-alloc bench-invade prof clean help
 
 all: deps $(KERNEL) $(VCLOCK)
 
@@ -73,6 +76,9 @@ check-harts:
 $(BUILD)/user/%.elf: user/%.c $(USER_RUNTIME) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -nostartfiles -static -T user/user.ld -o $@ user/crt0.S user/runtime.c $<
+
+# the fuzzer is one translation unit split into headers
+$(BUILD)/user/fuzz.elf: $(wildcard user/fuzz_*.h)
 
 # The table of embedded programs (kernel/utask.h: user_programs[]).
 $(BUILD)/user_programs.S: $(USER_ELFS) Makefile
@@ -129,6 +135,10 @@ run: check-harts all
 test: all
 	python3 -m pytest tests $(PYTEST_ARGS)
 
+# SEEDS seeds of the kernel-call fuzzer from SEED0 on (default: a random first seed, printed)
+fuzz: all
+	python3 scripts/mosaic-fuzz --seeds $(SEEDS) $(if $(SEED0),--seed $(SEED0)) $(FUZZ_ARGS)
+
 bench-boot: all
 	python3 scripts/bench-boot
 
@@ -164,6 +174,8 @@ help:
 	@echo "  make qemu-gdb   like qemu, halted, with a GDB stub on port GDBPORT"
 	@echo "  make gdb        attach gdb-multiarch with scripts/gdb/mosaic.gdb (mosaic-harts, mosaic-log, ...)"
 	@echo "  make test       build and run the whole test suite (pytest over scripts/mosaic-run)"
+	@echo "  make fuzz       a kernel-call fuzz campaign: SEEDS seeds (default 20) from SEED0 (default random),"
+	@echo "                  4 seeds per boot; a failing seed prints its reproducer (scripts/mosaic-fuzz --help)"
 	@echo "  make bench-boot boot-time benchmark -> build/bench/boot.json"
 	@echo "  make bench-noc  NoC latency, software overhead, collectives (-icount) -> build/bench/noc.json"
 	@echo "  make bench-kernel kernel calls local vs forwarded, contention (-icount) -> build/bench/kernel.json"
@@ -188,5 +200,6 @@ help:
 	@echo "  TIMEOUT=120     make run: seconds before QEMU is killed (status 124)"
 	@echo "  GDBPORT=$(GDBPORT)   GDB stub port (default depends on your uid)"
 	@echo "  PYTEST_ARGS=... extra pytest arguments for make test, e.g. '-k boot -x'"
+	@echo "  SEEDS=20 SEED0=N FUZZ_ARGS='--tasks 6 --calls 5000 --keep-going'  make fuzz's campaign"
 
 -include $(OBJS:.o=.d)

@@ -1,0 +1,150 @@
+"""One boot of a kernel-call fuzz campaign (user/fuzz.c), shared by scripts/mosaic-fuzz and
+tests/test_fuzz.py: the shell records the pages in use and the mailboxes, runs one fuzz job
+of several tasks per seed at once, records them again and runs the kernel's own suites;
+check() says what went wrong, with a one-line reproducer per failing seed."""
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import mosaiclib
+
+CALLS_SHIFT = 32
+VERBOSE = 1 << 56
+KEEP_GOING = 1 << 57
+KTESTS = "kcall,utask,noc"
+
+
+def fuzz_arg(seed, calls, verbose=False, keep_going=False):
+    """The program's argument: seed in bits 0..31, calls per task above (user/fuzz.c)."""
+    if not 0 <= seed < 1 << 32 or not 0 < calls < 1 << 24:
+        raise ValueError("seed must be 0..2^32-1 and calls 1..2^24-1")
+    return seed | calls << CALLS_SHIFT | (VERBOSE if verbose else 0) | (KEEP_GOING if keep_going else 0)
+
+
+def reproducer(seed, tasks, calls):
+    return f"scripts/mosaic-fuzz --seed {seed} --tasks {tasks} --calls {calls}"
+
+
+@dataclass
+class Campaign:
+    seeds: list
+    tasks: int
+    calls: int
+    status: int = 0
+    output: str = ""
+    problems: list = field(default_factory=list)
+    failed_seeds: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    mailboxes: bool = True  # the kernel has the `mailboxes` command: its totals are checked
+
+
+def has_mailboxes(kernel=mosaiclib.DEFAULT_KERNEL):
+    """True if the kernel has the shell's `mailboxes` command (its symbol table says so)."""
+    sym = Path(kernel).with_suffix(".sym")
+    return sym.exists() and re.search(r" shcmd_mailboxes$", sym.read_text(), re.M) is not None
+
+
+def boot_commands(seeds, tasks, calls, mailboxes, domains=4, verbose=False, keep_going=False, wait_s=600):
+    """The shell commands of one boot: before, the jobs (spread over the micro-kernels), after.
+    A boot's commands stop at the first that fails, so `mailboxes` is there only if it exists."""
+    mb = ["mailboxes"] if mailboxes else []
+    jobs = [f"submit fuzz {tasks} at {i % domains} arg {fuzz_arg(s, calls, verbose, keep_going)}"
+            for i, s in enumerate(seeds)]
+    cmds = ";".join(["mem", *mb, *jobs, f"jobs wait {wait_s} json", "mem", *mb, f"ktest {KTESTS}"])
+    if len(cmds) > 250:
+        raise ValueError(f"the boot's commands are {len(cmds)} characters; a boot argument holds 255")
+    return cmds
+
+
+def run(seeds, tasks=4, calls=2000, harts=36, timeout=300, log_path=None, verbose=False, keep_going=False,
+        echo=None):
+    """Boots, fuzzes every seed at once (one job each), powers off; returns a checked Campaign."""
+    mailboxes = has_mailboxes()
+    cmds = boot_commands(seeds, tasks, calls, mailboxes, verbose=verbose, keep_going=keep_going,
+                         wait_s=max(30, timeout - 60))
+    cmd = mosaiclib.qemu_command(harts=harts, bootargs=f'shell=0 cmd="{cmds}"')
+    r = mosaiclib.run_qemu(cmd, timeout=timeout, log_path=log_path, echo=echo)
+    c = Campaign(seeds=list(seeds), tasks=tasks, calls=calls, status=r.status, output=r.output, mailboxes=mailboxes)
+    if not mailboxes:
+        c.warnings.append("the kernel has no `mailboxes` command yet: the mailboxes were not checked")
+    check(c)
+    return c
+
+
+def _pages_in_use(output):
+    """Pages in use per `mem`, less the free pages the kernel heap keeps for small objects (a
+    cache that only grows: not a leak)."""
+    used = [int(m) for m in re.findall(r"^pages\s+\d+ total, \d+ reserved, (\d+) in use", output, re.M)]
+    kept = [int(m) for m in re.findall(r"^heap\s+\d+ objects in use, (\d+) pages kept", output, re.M)]
+    return [u - k for u, k in zip(used, kept)] if len(kept) == len(used) else used
+
+
+def _heap_objects(output):
+    return [int(m) for m in re.findall(r"^heap\s+(\d+) objects in use", output, re.M)]
+
+
+def _mailboxes(output):
+    """The totals printed by each `mailboxes` command."""
+    return [dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", m))
+            for m in re.findall(r"^mailboxes: (kernel_slots=.*)$", output, re.M)]
+
+
+def _jobs(output):
+    """The job reports of the fuzz jobs, by their argument (each report is printed twice)."""
+    jobs = {}
+    for m in re.findall(r"^ALLOCJOB (\{.*\})$", output, re.M):
+        j = json.loads(m)
+        if j["program"] == "fuzz":
+            jobs[j["arg"] & 0xffffffff] = j
+    return jobs
+
+
+def check(c):
+    """Fills c.problems (the campaign failed) and c.failed_seeds from the output."""
+    out = c.output
+    started = {int(core): int(seed) for seed, core in
+               re.findall(r"fuzz: seed (\d+) task \d+ of \d+ on core (\d+): starting", out)}
+    for m in re.finditer(r"^PANIC on hart \d+ \(cpu (\d+)\): (.*)$", out, re.M):
+        seed = started.get(int(m.group(1)))
+        c.problems.append(f"the kernel panicked on core {m.group(1)}: {m.group(2)}" +
+                          (f" (that core last ran a task of seed {seed})" if seed is not None else ""))
+    if re.search(r"PANIC|panic", out) and not any("panicked" in p for p in c.problems):
+        c.problems.append("the kernel panicked")
+    if c.status == mosaiclib.EXIT_TIMEOUT:
+        c.problems.append("timed out: the kernel hung (rerun a seed with --verbose to see its last call)")
+    elif c.status != 0:
+        c.problems.append(f"QEMU ended with status {c.status}")
+    jobs = _jobs(out)
+    for seed in c.seeds:
+        j = jobs.get(seed)
+        summaries = re.findall(rf"fuzz: seed {seed} task \d+ of \d+ on core \d+: .* 0 wrong answers", out)
+        if j is None:
+            c.problems.append(f"seed {seed}: its job never ended")
+        elif j["status"] != 0 or j["exit_code"] != 0 or len(summaries) != c.tasks:
+            c.problems.append(f"seed {seed}: {j['failed_tasks']} of {c.tasks} tasks killed, first exit code "
+                              f"{j['exit_code']}; {len(summaries)} finished cleanly")
+        else:
+            continue
+        c.failed_seeds.append(seed)
+        for line in re.findall(rf"(fuzz: seed {seed} task \d+ call .* returned .*)$", out, re.M):
+            c.problems.append("  " + line.strip())
+        c.problems.append(f"  reproduce: {reproducer(seed, c.tasks, c.calls)}")
+    pages = _pages_in_use(out)
+    if len(pages) >= 2 and pages[0] != pages[1]:
+        c.problems.append(f"pages in use (less the kernel heap's cache): {pages[0]} before the fuzz jobs, "
+                          f"{pages[1]} after")
+    elif len(pages) < 2 and not c.problems:
+        c.problems.append("the shell did not print `mem` twice")
+    objects = _heap_objects(out)
+    if len(objects) >= 2 and objects[0] != objects[1]:
+        c.warnings.append(f"kernel heap objects in use: {objects[0]} before the fuzz jobs, {objects[1]} after")
+    boxes = _mailboxes(out)
+    if boxes and any(boxes[-1].values()):
+        c.problems.append(f"mailboxes after the fuzz jobs: {boxes[-1]} (all must be 0)")
+    elif c.mailboxes and len(boxes) < 2 and not c.problems:
+        c.problems.append("the shell did not print `mailboxes` before and after the jobs")
+    k = re.findall(r"^ktest: (\d+) passed, (\d+) failed$", out, re.M)
+    if not k or int(k[-1][1]) or not int(k[-1][0]):
+        c.problems.append(f"ktest {KTESTS} after the fuzz jobs: " + (f"{k[-1][1]} failed" if k else "did not run"))
+    return c
