@@ -19,6 +19,7 @@
 #include "kernel/platform.h"
 #include "lib/string.h"
 #include "lib/bits.h"
+#include "kernel/vtime.h"
 
 struct noc_params noc_params = {
 	.t_inject_ns = NOC_T_INJECT_NS_DEFAULT,
@@ -50,6 +51,9 @@ static uint32_t next_seq[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS];
 /* The link table is the network's shared state: one lock books a whole route atomically. */
 static struct spinlock net_lock = SPINLOCK_INIT("noc-links");
 
+/* The least time a message from `from` can take to reach `to`: virtual time's lookahead. */
+static uint64_t min_latency(unsigned from, unsigned to) { return noc_model_ns(mesh_hops(from, to), 0); }
+
 static const char *mailbox_init(struct noc_mailbox *mb, const char *name)
 {
 	mb->lock = (struct spinlock)SPINLOCK_INIT(name);
@@ -76,10 +80,12 @@ const char *noc_init(void)
 		if (e)
 			return e;
 	}
+	vtime_set_lookahead(min_latency);
 	return bad;
 }
 
-uint64_t noc_now_ns(void) { return timer_now_ns(); }
+uint64_t noc_now_ns(void) { return vtime_now_ns(); } /* the core's own clock under virtual time */
+
 
 uint64_t noc_model_ns(unsigned hops, uint32_t len)
 {
@@ -197,6 +203,7 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	slot->order = mb->next_order++;
 	slot->used = true;
 	mb->used++;
+	vtime_note_send(dst, deliver);
 	__atomic_fetch_add(&noc_mailboxes[dst].events, 1, __ATOMIC_RELEASE); /* the core's signal, for both channels */
 	spin_unlock(&mb->lock, s);
 	noc_wake(dst);
