@@ -197,8 +197,8 @@ static inline long mosaic_job_group(void) { return mosaic_call(KC_JOB_GROUP, 0, 
  * part and returns how many cores it got; infect starts a team, one member per
  * claimed core (member i runs fn(arg) on core i of the claim, in a fresh instance
  * of this program: members share no memory with the owner); team_wait is the
- * barrier that ends the phase and gives every member's result. While a team runs,
- * invade, retreat and infect answer MOSAIC_EBUSY. The claim is given back when
+ * barrier that ends the phase and gives every member's result. From infect until
+ * team_wait has collected the results, invade, retreat and infect answer MOSAIC_EBUSY. The claim is given back when
  * the task ends.
  */
 #define MOSAIC_INVADE_DOMAIN 0   /* cores of the owner's own domain only */

@@ -121,6 +121,8 @@ int64_t claim_infect(const char *program, const struct team_entry *team, uint32_
 		return -ENOTSUP;
 	if (n > MOSAIC_MAX_HARTS || strlen(program) >= ALLOC_PROGRAM_MAX)
 		return -EINVAL;
+	if (v->team)
+		return -EBUSY; /* the last team's results are not collected yet (found by the fuzzer, seed 107) */
 	uint32_t len = sizeof(struct alloc_hdr) + sizeof(struct team_body) + n * sizeof(struct member_spec);
 	uint8_t *msg = kmalloc(len);
 	if (!msg)
