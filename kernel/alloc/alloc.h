@@ -117,6 +117,12 @@ const char *alloc_init(void);
  * `scenario` command; returns its status. */
 int alloc_boot_scenario(void);
 
+/* Prints what a stuck run needs for its diagnosis: why, the jobs still open, every
+ * micro-kernel that holds work (as `mk` shows it) and the trace's last events. */
+void alloc_diagnose(const char *why);
+/* Starts the watchdog (boot argument watchdog=SECONDS) on every micro-kernel. */
+void alloc_watchdog_start(void);
+
 /* Set once the NoC and the domains exist: micro-kernels then run alloc_step. */
 extern volatile bool alloc_running;
 

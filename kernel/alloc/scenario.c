@@ -284,10 +284,10 @@ static int run_once(struct scenario *sc, unsigned run, bool json, bool table, ui
 	}
 	print_run_summary(run, sc->name, sc->n, ok, last > first ? last - first : 0, msgs0, hops0);
 	if (got < sc->n) {
-		kprintf("scenario %s: run %u: %u of %u jobs did not end within %lu s; the micro-kernels:\n", sc->name, run,
-			sc->n - got, sc->n, timeout_s);
-		for (unsigned d = 0; d < layout.ndomains; d++)
-			alloc_print_mk(d);
+		char why[120];
+		snprintf(why, sizeof why, "scenario %s: run %u: %u of %u jobs did not end within %lu s", sc->name, run,
+			 sc->n - got, sc->n, timeout_s);
+		alloc_diagnose(why);
 		return 1;
 	}
 	if (alloc_violations != v0) {

@@ -270,7 +270,13 @@ SHELL_CMD(jobs, "jobs [wait [SECONDS]] [json]",
 	}
 	kprintf("jobs: %u ended, %u still in the system (policy %s, scheme %s)\n", shell_nreports, alloc_outstanding(),
 		alloc_policy_name(alloc_cfg.policy), alloc_scheme_name(alloc_cfg.scheme));
-	return wait && alloc_outstanding() ? 1 : 0;
+	if (wait && alloc_outstanding()) {
+		char why[80];
+		snprintf(why, sizeof why, "jobs wait: %u jobs did not end within %lu s", alloc_outstanding(), secs);
+		alloc_diagnose(why);
+		return 1;
+	}
+	return 0;
 }
 
 /* The settings may change only while no job is in the system: the micro-kernels read them. */
