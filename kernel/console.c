@@ -14,10 +14,18 @@ volatile uint64_t klog_written;
 
 static struct spinlock console_lock = SPINLOCK_INIT("console");
 
+/*
+ * Console input: a ring that the UART is drained into and that the shell reads.
+ * Two paths drain the UART: its interrupt, and the shell's own poll while it waits
+ * (for characters that came before the interrupt was routed, or that stayed in the
+ * UART while the ring was full). input_lock, which also masks interrupts, makes
+ * each drain and each read whole: an interrupt can no longer land between taking a
+ * character from the UART and storing it, which used to lose or swap characters.
+ */
 #define INPUT_SIZE 256
-static volatile char input_ring[INPUT_SIZE];
-static volatile uint32_t input_head, input_tail; /* written only by the input hart */
-static int input_cpu = -1;
+static struct spinlock input_lock = SPINLOCK_INIT("console-input");
+static char input_ring[INPUT_SIZE];
+static uint32_t input_head, input_tail;
 
 static void console_sink(void *ctx, char c)
 {
@@ -54,21 +62,18 @@ void console_force(void)
 	spin_unlock_raw(&console_lock);
 }
 
-void console_input_push(char c)
+/* Moves what the UART holds into the ring, as far as it has room; true if the ring holds input. */
+static bool console_drain_uart(void)
 {
-	uint32_t next = (input_head + 1) % INPUT_SIZE;
-	if (next == input_tail)
-		return; /* ring full: the UART FIFO keeps the rest until the shell catches up */
-	input_ring[input_head] = c;
-	input_head = next;
-}
-
-/* Drains the UART into the input ring; the UART interrupt and the polling fallback share it. */
-static void console_poll_uart(void)
-{
+	uint64_t saved = spin_lock(&input_lock);
 	int c;
-	while ((uint32_t)((input_head + 1) % INPUT_SIZE) != input_tail && (c = uart_getc()) >= 0)
-		console_input_push((char)c);
+	while ((input_head + 1) % INPUT_SIZE != input_tail && (c = uart_getc()) >= 0) {
+		input_ring[input_head] = (char)c;
+		input_head = (input_head + 1) % INPUT_SIZE;
+	}
+	bool waiting = input_head != input_tail;
+	spin_unlock(&input_lock, saved);
+	return waiting;
 }
 
 static void console_uart_irq(void)
@@ -76,15 +81,14 @@ static void console_uart_irq(void)
 	int ctx = plat.plic_s_context[this_cpu()];
 	uint32_t irq = plic_claim(plat.plic_base, ctx);
 	if (irq == plat.uart_irq)
-		console_poll_uart();
+		console_drain_uart();
 	if (irq)
 		plic_complete(plat.plic_base, ctx, irq);
 }
 
 void console_enable_input_irq(void)
 {
-	input_cpu = (int)this_cpu();
-	if (plic_route(plat.plic_base, plat.uart_irq, plat.plic_s_context[input_cpu])) {
+	if (plic_route(plat.plic_base, plat.uart_irq, plat.plic_s_context[this_cpu()])) {
 		trap_set_external_handler(console_uart_irq);
 		uart_enable_rx_irq();
 	}
@@ -93,16 +97,15 @@ void console_enable_input_irq(void)
 static bool input_waiting(void *arg)
 {
 	(void)arg;
-	console_poll_uart(); /* characters that arrived before the interrupt was routed */
-	return input_tail != input_head;
+	return console_drain_uart();
 }
 
 char console_getc(void)
 {
 	core_wait(input_waiting, 0); /* the shell's hart may be a master: it serves meanwhile */
-	uint64_t s = irq_save();
+	uint64_t saved = spin_lock(&input_lock);
 	char c = input_ring[input_tail];
 	input_tail = (input_tail + 1) % INPUT_SIZE;
-	irq_restore(s);
+	spin_unlock(&input_lock, saved);
 	return c;
 }

@@ -13,8 +13,6 @@
 int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int vkprintf(const char *fmt, va_list ap);
 
-/* Called by the UART interrupt handler with each received character. */
-void console_input_push(char c);
 /* Waits in WFI for the next input character. */
 char console_getc(void);
 /* Switches input to the UART interrupt (routed through the PLIC to this hart). */

@@ -134,6 +134,7 @@ void kmain(uint64_t hartid, const void *fdt)
 	background_enabled = true; /* masters now serve their domains */
 	ipi_broadcast(IPI_WAKE);   /* idle harts re-enter their wait with the NoC in place */
 	noc_sampler_start();
+	alloc_watchdog_start();
 	kprintf("mosaic: NoC %ux%u mesh, %lu-slot mailboxes, IPIs by %s; %u domains%s\n", mesh.w, mesh.h,
 		noc_params.depth, ipi_method(), layout.ndomains, layout.partial ? " (partial simulation)" : "");
 

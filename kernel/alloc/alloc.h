@@ -19,6 +19,7 @@
 
 #define ALLOC_PROGRAM_MAX 16          /* program name, with its NUL */
 #define ALLOC_DURATION_MAX_US 60000000 /* a simulated job's run, at most one minute */
+#define ALLOC_SIM_PROGRAM "sim"        /* the only "program" of partial simulation: a timer */
 
 enum alloc_policy { ALLOC_POLICY_AC = 0, ALLOC_POLICY_AB = 1 };
 enum alloc_scheme { ALLOC_SCHEME_NAIVE = 0, ALLOC_SCHEME_FLOOD, ALLOC_SCHEME_FIXED, ALLOC_SCHEME_ADAPTIVE,
@@ -83,7 +84,8 @@ uint32_t alloc_domain_cores(unsigned dom);
  * Submits a job from the calling core; its report comes back to this core.
  * 0 or: -EINVAL zero tasks, a bad home, a duration out of range or missing
  * program/duration for the mode; -E2BIG more cores than the machine has;
- * -ENOENT no such program; -ENXIO allocation not running (no NoC/domains).
+ * -ENOENT no such program (partial simulation: anything but ALLOC_SIM_PROGRAM);
+ * -ENXIO allocation not running (no NoC/domains).
  * Each error is explained on the console with `why` set (may be NULL).
  */
 int alloc_submit(const struct job_spec *s, const char **why);
@@ -114,6 +116,12 @@ const char *alloc_init(void);
 /* Runs the scenario named by the boot argument scenario= (if any), like the shell's
  * `scenario` command; returns its status. */
 int alloc_boot_scenario(void);
+
+/* Prints what a stuck run needs for its diagnosis: why, the jobs still open, every
+ * micro-kernel that holds work (as `mk` shows it) and the trace's last events. */
+void alloc_diagnose(const char *why);
+/* Starts the watchdog (boot argument watchdog=SECONDS) on every micro-kernel. */
+void alloc_watchdog_start(void);
 
 /* Set once the NoC and the domains exist: micro-kernels then run alloc_step. */
 extern volatile bool alloc_running;

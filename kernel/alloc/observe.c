@@ -86,6 +86,7 @@ static const char *const trace_names[] = {
 
 void trace_event(unsigned kind, uint32_t job, unsigned peer, uint64_t arg)
 {
+	watchdog_note_event(kind);
 	if (!trace_depth)
 		return;
 	unsigned me = this_cpu();
@@ -101,8 +102,48 @@ void trace_event(unsigned kind, uint32_t job, unsigned peer, uint64_t arg)
 	tr->ring[tr->n++] = (struct trace_rec){vtime_now_ns(), arg, job, (int32_t)peer, (uint16_t)kind};
 }
 
+bool alloc_trace_recorded(void) { return trace_depth != 0; }
+
+static void trace_print(const char *prefix, unsigned core, const struct trace_rec *r)
+{
+	bool msg = r->kind == TR_SEND || r->kind == TR_RECV;
+	kprintf("%s%lu %u %s %s %u %d %lu\n", prefix, r->t, core, trace_names[r->kind],
+		msg ? alloc_kind_name((unsigned)(r->arg >> 32)) : "-", r->job, r->peer,
+		msg ? (r->arg & 0xffffffff) : r->arg);
+}
+
+/* The last `count` events recorded, all cores merged in time order (indented, so that
+ * scripts/alloc-trace does not take them for the trace itself). */
+void alloc_trace_print_tail(unsigned count)
+{
+	uint64_t pos[MOSAIC_MAX_HARTS];
+	uint16_t pick_core[64];
+	uint64_t pick_idx[64];
+	unsigned picked = 0, full = 0;
+	if (count > 64)
+		count = 64;
+	for (unsigned c = 0; c < hart_count; c++) {
+		pos[c] = __atomic_load_n(&traces[c].n, __ATOMIC_ACQUIRE);
+		full += traces[c].dropped != 0;
+	}
+	while (picked < count) { /* walk back from the end, latest event first */
+		int best = -1;
+		for (unsigned c = 0; c < hart_count; c++)
+			if (pos[c] && (best < 0 || traces[c].ring[pos[c] - 1].t > traces[best].ring[pos[best] - 1].t))
+				best = (int)c;
+		if (best < 0)
+			break;
+		pick_core[picked] = (uint16_t)best;
+		pick_idx[picked++] = --pos[best];
+	}
+	kprintf("alloc: the last %u trace events (t core event kind job peer arg)%s:\n", picked,
+		full ? "; some cores stopped recording, their rings are full (alloc_trace=N)" : "");
+	while (picked--)
+		trace_print("  trace ", pick_core[picked], &traces[pick_core[picked]].ring[pick_idx[picked]]);
+}
+
 /* Prints every core's events merged in time order: "TRACE t core event kind job peer arg". */
-static void trace_dump(void)
+void alloc_trace_dump(void)
 {
 	uint64_t pos[MOSAIC_MAX_HARTS] = {0}, printed = 0, dropped = 0;
 	for (unsigned c = 0; c < hart_count; c++)
@@ -114,11 +155,7 @@ static void trace_dump(void)
 				best = (int)c;
 		if (best < 0)
 			break;
-		const struct trace_rec *r = &traces[best].ring[pos[best]++];
-		bool msg = r->kind == TR_SEND || r->kind == TR_RECV;
-		kprintf("TRACE %lu %d %s %s %u %d %lu\n", r->t, best, trace_names[r->kind],
-			msg ? alloc_kind_name((unsigned)(r->arg >> 32)) : "-", r->job, r->peer,
-			msg ? (r->arg & 0xffffffff) : r->arg);
+		trace_print("TRACE ", (unsigned)best, &traces[best].ring[pos[best]++]);
 		printed++;
 	}
 	kprintf("TRACE_END %lu %lu\n", printed, dropped);
@@ -128,7 +165,7 @@ static void trace_at_poweroff(int status)
 {
 	(void)status;
 	if (trace_depth)
-		trace_dump();
+		alloc_trace_dump();
 }
 POWEROFF_HOOK(trace_at_poweroff);
 
@@ -140,7 +177,7 @@ SHELL_CMD(alloc_trace, "alloc_trace", "print the allocation trace (boot with all
 		kprintf("alloc_trace: no trace is recorded; boot with alloc_trace=N (events kept per core)\n");
 		return 1;
 	}
-	trace_dump();
+	alloc_trace_dump();
 	return 0;
 }
 

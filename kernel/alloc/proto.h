@@ -339,7 +339,16 @@ void check_release(uint32_t job, unsigned dom, const uint64_t *mask, uint32_t co
 void check_start(uint32_t job, uint32_t need, uint32_t got);
 void check_commit_order(struct mk *m, const struct wq_entry *e);
 void alloc_print_mk(unsigned dom);
+bool alloc_trace_recorded(void);
+/* The whole trace as TRACE lines and TRACE_END (what power-off prints). */
+void alloc_trace_dump(void);
+/* The last `count` (at most 64) events recorded, for a diagnosis. */
+void alloc_trace_print_tail(unsigned count);
 void check_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- watchdog.c: diagnosing a run that is stuck ---- */
+/* Every job event (trace_kind) passes here: open jobs and progress are counted. */
+void watchdog_note_event(unsigned kind);
 
 enum trace_kind {
 	TR_SEND = 1, TR_RECV, TR_SUBMIT, TR_BEGIN, TR_COMMIT, TR_CANCEL, TR_SATISFIED, TR_START, TR_END, TR_REPORT,

@@ -34,6 +34,50 @@ struct scenario {
 
 static const char *const real_programs[] = {"compute", "ring", "stencil", "isort"};
 
+/* The scenarios built by name, and how many numbers each needs before its optional run time. */
+enum { SC_FIG22, SC_CORNERS, SC_SIMUL, SC_RANDOM, SC_NAMES };
+static const char *const scenario_names[SC_NAMES] = {"fig22", "corners", "simul", "random"};
+static const unsigned scenario_nargs[SC_NAMES] = {0, 1, 2, 2};
+
+static int scenario_by_name(const char *name)
+{
+	for (int i = 0; i < SC_NAMES; i++)
+		if (!strcmp(name, scenario_names[i]))
+			return i;
+	return -1;
+}
+
+static unsigned first_word_len(const char *spec)
+{
+	unsigned n = 0;
+	while (spec[n] && spec[n] != ' ' && spec[n] != ';')
+		n++;
+	return n;
+}
+
+/* A spelt-out list starts with a number (its first job's time); anything else was meant as a name. */
+static bool looks_like_list(const char *spec)
+{
+	char first[24];
+	unsigned n = first_word_len(spec);
+	if (n == 0 || n >= sizeof first)
+		return false;
+	memcpy(first, spec, n);
+	first[n] = 0;
+	uint64_t t;
+	return parse_u64(first, &t);
+}
+
+static void unknown_scenario(const char *spec, char *err, unsigned errlen)
+{
+	unsigned word = first_word_len(spec);
+	int len = snprintf(err, errlen, "unknown scenario '%.*s' (known: ", word > 24 ? 24 : (int)word, spec);
+	for (int i = 0; i < SC_NAMES && len > 0 && (unsigned)len < errlen; i++)
+		len += snprintf(err + len, errlen - (unsigned)len, "%s%s", i ? ", " : "", scenario_names[i]);
+	if (len > 0 && (unsigned)len < errlen)
+		snprintf(err + len, errlen - (unsigned)len, "; or a list 'T_US HOME NTASKS WHAT;...')");
+}
+
 static uint32_t lcg(uint64_t *s)
 {
 	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -54,7 +98,7 @@ static void add(struct scenario *sc, unsigned home, uint32_t ntasks, uint64_t du
 	struct job_spec *s = &sc->jobs[sc->n];
 	*s = (struct job_spec){.home = (uint16_t)home, .ntasks = ntasks, .arg = arg};
 	if (layout.partial) {
-		strlcpy(s->program, "sim", sizeof s->program);
+		strlcpy(s->program, ALLOC_SIM_PROGRAM, sizeof s->program);
 		s->duration_us = dur_us;
 	} else {
 		strlcpy(s->program, program ? program : "compute", sizeof s->program);
@@ -133,26 +177,30 @@ static bool generate(struct scenario *sc, int argc, char **argv, char *err, unsi
 	uint64_t a = 0, b = 0, run = 1000;
 	const char *name = argv[0];
 	strlcpy(sc->name, name, sizeof sc->name);
-	int want = !strcmp(name, "fig22") ? 0 : !strcmp(name, "corners") ? 1 : !strcmp(name, "simul") ? 2
-		 : !strcmp(name, "random") ? 2 : -1;
-	if (want < 0)
+	int which = scenario_by_name(name);
+	if (which < 0 && !looks_like_list(name)) {
+		unknown_scenario(name, err, errlen);
+		return false;
+	}
+	if (which < 0)
 		return parse_list(sc, name, err, errlen) && (strlcpy(sc->name, "list", sizeof sc->name), true);
+	int want = (int)scenario_nargs[which];
 	if (argc < 1 + want || argc > 2 + want || (want >= 1 && !parse_u64(argv[1], &a)) ||
 	    (want >= 2 && !parse_u64(argv[2], &b)) || (argc == 2 + want && !parse_u64(argv[1 + want], &run))) {
 		snprintf(err, errlen, "usage: fig22 [RUN_US] | corners K [RUN_US] | simul N K [RUN_US] | random SEED N [RUN_US]");
 		return false;
 	}
-	if (!strcmp(name, "fig22")) {
+	if (which == SC_FIG22) {
 		if (layout.ndomains < 2) {
 			snprintf(err, errlen, "fig22 needs two domains");
 			return false;
 		}
 		add(sc, 0, 12, run, 0, 0, 0);
 		add(sc, 1, 16, run, 0, 0, 0);
-	} else if (!strcmp(name, "corners")) {
+	} else if (which == SC_CORNERS) {
 		for (unsigned i = 0; i < 4; i++)
 			add(sc, corner(i), mks_worth(a), run, 0, 0, 0);
-	} else if (!strcmp(name, "simul")) {
+	} else if (which == SC_SIMUL) {
 		if (a == 0 || a > layout.ndomains) {
 			snprintf(err, errlen, "simul: N must be 1..%u (one job per micro-kernel)", layout.ndomains);
 			return false;
@@ -237,10 +285,10 @@ static int run_once(struct scenario *sc, unsigned run, bool json, bool table, ui
 	}
 	print_run_summary(run, sc->name, sc->n, ok, last > first ? last - first : 0, msgs0, hops0);
 	if (got < sc->n) {
-		kprintf("scenario %s: run %u: %u of %u jobs did not end within %lu s; the micro-kernels:\n", sc->name, run,
-			sc->n - got, sc->n, timeout_s);
-		for (unsigned d = 0; d < layout.ndomains; d++)
-			alloc_print_mk(d);
+		char why[120];
+		snprintf(why, sizeof why, "scenario %s: run %u: %u of %u jobs did not end within %lu s", sc->name, run,
+			 sc->n - got, sc->n, timeout_s);
+		alloc_diagnose(why);
 		return 1;
 	}
 	if (alloc_violations != v0) {
@@ -257,7 +305,7 @@ int alloc_scenario(int argc, char **argv, unsigned reps, bool json, bool table, 
 	if (!sc)
 		return -ENOMEM;
 	memset(sc, 0, sizeof *sc);
-	char err[120];
+	char err[160];
 	int status = 0;
 	if (!generate(sc, argc, argv, err, sizeof err)) {
 		kprintf("scenario: %s\n", err);
@@ -291,10 +339,7 @@ SHELL_CMD(scenario, "scenario NAME|\"T HOME N WHAT;...\" [ARGS] [repeat R] [time
 	if (n < 2)
 		return SHELL_USAGE;
 	/* a list arrives split at its spaces (the shell has no quoting): join it again */
-	static const char *const names[] = {"fig22", "corners", "simul", "random"};
-	bool named = false;
-	for (unsigned i = 0; i < 4; i++)
-		named |= !strcmp(argv[1], names[i]);
+	bool named = scenario_by_name(argv[1]) >= 0;
 	char list[BOOTARG_STR_MAX];
 	char *joined[1] = {list};
 	if (!named) {

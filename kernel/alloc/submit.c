@@ -91,6 +91,10 @@ int alloc_submit(const struct job_spec *s, const char **why)
 		snprintf(msg, sizeof msgs[0], "%u cores is more than the machine has (%u)", s->ntasks,
 			 alloc_machine_cores());
 		w = msg, e = -E2BIG;
+	} else if (layout.partial && strcmp(s->program, ALLOC_SIM_PROGRAM)) {
+		snprintf(msg, sizeof msgs[0], "partial simulation runs no programs: submit '%s' jobs, not '%.*s'",
+			 ALLOC_SIM_PROGRAM, ALLOC_PROGRAM_MAX, s->program);
+		w = msg, e = -ENOENT;
 	} else if (layout.partial && (s->duration_us == 0 || s->duration_us > ALLOC_DURATION_MAX_US)) {
 		snprintf(msg, sizeof msgs[0], "a simulated job needs a run time of 1..%u us", ALLOC_DURATION_MAX_US);
 		w = msg, e = -EINVAL;
@@ -196,7 +200,7 @@ static unsigned shell_collect(bool block, uint64_t timeout_us, bool json)
 }
 
 SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS]",
-	  "submit a job: PROGRAM on NTASKS cores (real tasks; cpu: each task's CPU-time limit in ms), or, in partial simulation, NTASKS virtual cores for US microseconds (PROGRAM: sim)")
+	  "submit a job: PROGRAM on NTASKS cores (real tasks; cpu: each task's CPU-time limit in ms), or, in partial simulation, NTASKS virtual cores for US microseconds (PROGRAM: " ALLOC_SIM_PROGRAM ")")
 {
 	if (argc < 3 || argc % 2 == 0)
 		return SHELL_USAGE;
@@ -225,13 +229,14 @@ SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS]",
 		kprintf("submit: the program name '%s' is longer than %u characters\n", argv[1], ALLOC_PROGRAM_MAX - 1);
 		return SHELL_USAGE;
 	}
-	s.tag = ++shell_tag;
+	s.tag = shell_tag + 1; /* taken only if the job is accepted: a refusal leaves no gap */
 	const char *why;
 	int e = alloc_submit(&s, &why);
 	if (e) {
 		kprintf("submit: refused: %s\n", why);
 		return 1;
 	}
+	shell_tag = s.tag;
 	kprintf("submit: job tag %u (%u cores) sent to micro-kernel %u (core %u); 'jobs' shows it when it ends\n", s.tag,
 		s.ntasks, s.home, domain_master(s.home));
 	return 0;
@@ -265,7 +270,13 @@ SHELL_CMD(jobs, "jobs [wait [SECONDS]] [json]",
 	}
 	kprintf("jobs: %u ended, %u still in the system (policy %s, scheme %s)\n", shell_nreports, alloc_outstanding(),
 		alloc_policy_name(alloc_cfg.policy), alloc_scheme_name(alloc_cfg.scheme));
-	return wait && alloc_outstanding() ? 1 : 0;
+	if (wait && alloc_outstanding()) {
+		char why[80];
+		snprintf(why, sizeof why, "jobs wait: %u jobs did not end within %lu s", alloc_outstanding(), secs);
+		alloc_diagnose(why);
+		return 1;
+	}
+	return 0;
 }
 
 /* The settings may change only while no job is in the system: the micro-kernels read them. */

@@ -37,7 +37,7 @@ KTEST_STANDALONE(alloc, fig22_deadlock_resolved)
 KTEST_STANDALONE(alloc, local_job_sends_no_message)
 {
 	struct job_spec s = {.home = 0, .ntasks = 1, .duration_us = layout.partial ? 100 : 0};
-	strlcpy(s.program, layout.partial ? "sim" : "compute", sizeof s.program);
+	strlcpy(s.program, layout.partial ? ALLOC_SIM_PROGRAM : "compute", sizeof s.program);
 	KT_ASSERT(alloc_domain_cores(0) >= 1);
 	KT_ASSERT_EQ(alloc_submit(&s, 0), 0);
 	struct job_report r;
@@ -54,7 +54,7 @@ KTEST_STANDALONE(alloc, local_job_sends_no_message)
 KTEST_STANDALONE(alloc, bad_input_refused)
 {
 	struct job_spec s = {.home = 0, .ntasks = 0, .duration_us = layout.partial ? 100 : 0};
-	strlcpy(s.program, layout.partial ? "sim" : "compute", sizeof s.program);
+	strlcpy(s.program, layout.partial ? ALLOC_SIM_PROGRAM : "compute", sizeof s.program);
 	const char *why = 0;
 	KT_ASSERT_EQ(alloc_submit(&s, &why), -EINVAL);
 	KT_ASSERT(why && strstr(why, "at least one core"));
@@ -130,7 +130,7 @@ KTEST_STANDALONE(alloc, link_failure_under_adaptive)
 	uint64_t v0 = alloc_violations;
 	/* half the jobs, then the failure, then the rest: submissions overlap the failure */
 	struct job_spec s = {.duration_us = layout.partial ? 500 : 0};
-	strlcpy(s.program, layout.partial ? "sim" : "compute", sizeof s.program);
+	strlcpy(s.program, layout.partial ? ALLOC_SIM_PROGRAM : "compute", sizeof s.program);
 	unsigned n = 0;
 	for (unsigned i = 0; i < 8; i++) {
 		if (i == 4)
