@@ -58,31 +58,35 @@ static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t 
 		/* this core's own next events: a message in flight to it, a task falling due (the
 		 * dispatcher keeps time on this core's clock), the end of a sleep */
 		vtime_wait_begin();
-		uint64_t posted = noc_mailbox_next_delivery(me), task_due = dispatcher_next_deadline(me);
-		if (posted < next)
-			next = posted;
-		uint64_t task_ns = task_due ? timer_ticks_to_ns(task_due) : UINT64_MAX;
-		if (vtime_active && task_ns < next)
-			next = task_ns;
-		if (until_ns && until_ns < next)
-			next = until_ns;
-		uint64_t deadline;
-		if (vtime_idle(next, &deadline)) {
-			vtime_wait_end();
-			continue;
+		for (;;) {
+			uint64_t posted = vtime_active ? noc_mailbox_next_delivery(me) : UINT64_MAX;
+			uint64_t task_due = dispatcher_next_deadline(me);
+			uint64_t own = posted < next ? posted : next;
+			uint64_t task_ns = task_due ? timer_ticks_to_ns(task_due) : UINT64_MAX;
+			if (vtime_active && task_ns < own)
+				own = task_ns;
+			if (until_ns && until_ns < own)
+				own = until_ns;
+			uint64_t deadline;
+			if (vtime_idle(own, &deadline))
+				break; /* the clock reached this core's next event */
+			if (!vtime_active && task_due && (!deadline || task_due < deadline))
+				deadline = task_due; /* a periodic or delayed task falls due */
+			if (until && (!deadline || until < deadline))
+				deadline = until;
+			mb->sleeping = 1;
+			fence();
+			bool woke = WAIT_UNTIL(done(arg) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
+						       (!vtime_active && noc_now_ns() >= next) || dispatcher_has_ready(me) ||
+						       dispatcher_generation(me) != generation || kthread_has_ready(me) ||
+						       (me == boot_cpu && hart_call_pending()),
+					       deadline);
+			mb->sleeping = 0;
+			/* under virtual time a poll that found nothing new keeps waiting, so that the
+			 * wake-up's instructions are taken back (kernel/vtime.c) */
+			if (woke || !vtime_active || (until && timer_now() >= until))
+				break;
 		}
-		if (!vtime_active && task_due && (!deadline || task_due < deadline))
-			deadline = task_due; /* a periodic or delayed task falls due */
-		if (until && (!deadline || until < deadline))
-			deadline = until;
-		mb->sleeping = 1;
-		fence();
-		WAIT_UNTIL(done(arg) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
-				   (!vtime_active && noc_now_ns() >= next) || dispatcher_has_ready(me) ||
-				   dispatcher_generation(me) != generation || kthread_has_ready(me) ||
-				   (me == boot_cpu && hart_call_pending()),
-			   deadline);
-		mb->sleeping = 0;
 		vtime_wait_end();
 	}
 }

@@ -12,6 +12,12 @@
  * safe (every other lower bound is at least that time); a running core advances by
  * running. A waiting core that is not yet safe sleeps and looks again after
  * VTIME_POLL_US of machine time.
+ *
+ * A wait costs no virtual time of its own: the instructions a core runs while it
+ * waits (polls, wake-ups for messages still in flight) are taken back when the wait
+ * ends, and its clock is then exactly the later of its clock when the wait began and
+ * the time it jumped to. So a core's clock does not depend on how fast the others
+ * ran, only on what they sent it and when.
  */
 #include "kernel/vtime.h"
 #include "kernel/vclock.h"
@@ -34,6 +40,8 @@ BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns p
 
 struct vtime_core {
 	volatile uint64_t skip;      /* clock = instructions x ns_per_insn + skip (mod 2^64) */
+	volatile uint64_t wait_start; /* while waiting: its clock when the wait began */
+	uint64_t jumped_to;          /* the time its current wait jumped to (0: none) */
 	volatile uint64_t wait_next; /* while waiting: its next own event, ns (UINT64_MAX: none) */
 	volatile uint64_t last_look; /* it concluded "nothing arrived" up to this time */
 	volatile uint32_t waiting;
@@ -54,12 +62,7 @@ static uint64_t insns_of(unsigned core)
 	return id < VCLOCK_SLOTS ? vclock_table.slot[id] : 0;
 }
 
-uint64_t vtime_now_ns(void)
-{
-	if (!vtime_active)
-		return timer_now_ns();
-	return vclock_instret() * vtime_ns_per_insn + vt[this_cpu()].skip;
-}
+uint64_t vtime_now_virtual(void) { return vclock_instret() * vtime_ns_per_insn + vt[this_cpu()].skip; }
 
 uint64_t vtime_now_ticks(void)
 {
@@ -96,6 +99,12 @@ void vtime_start(void)
 		vtime_ns_per_insn, vtime_lax ? "lax" : "conservative");
 }
 
+/* Sets this core's clock to exactly t (forward or, to take back a wait's own instructions, back). */
+static void set_clock(struct vtime_core *v, uint64_t t)
+{
+	v->skip = t - vclock_instret() * vtime_ns_per_insn;
+}
+
 void vtime_advance_to(uint64_t t)
 {
 	if (!vtime_active)
@@ -108,13 +117,15 @@ void vtime_advance_to(uint64_t t)
 	}
 }
 
+/* The earliest time core c can still send: its clock while it runs; while it waits, the
+ * later of its clock at the wait's start (what the wait leaves it at) and its next event. */
 static uint64_t lower_bound(unsigned c)
 {
-	uint64_t clock = vtime_of(c);
 	if (!__atomic_load_n(&vt[c].waiting, __ATOMIC_ACQUIRE))
-		return clock;
+		return vtime_of(c);
+	uint64_t start = __atomic_load_n(&vt[c].wait_start, __ATOMIC_ACQUIRE);
 	uint64_t next = __atomic_load_n(&vt[c].wait_next, __ATOMIC_ACQUIRE);
-	return next > clock ? next : clock;
+	return next > start ? next : start;
 }
 
 /* The latest time up to which no message can still arrive here unseen. */
@@ -139,6 +150,8 @@ void vtime_wait_begin(void)
 	if (!vtime_active)
 		return;
 	struct vtime_core *v = &vt[this_cpu()];
+	__atomic_store_n(&v->wait_start, vtime_now_ns(), __ATOMIC_RELAXED);
+	v->jumped_to = 0;
 	__atomic_store_n(&v->wait_next, UINT64_MAX, __ATOMIC_RELAXED);
 	__atomic_store_n(&v->waiting, 1, __ATOMIC_RELEASE);
 	fence();
@@ -146,8 +159,12 @@ void vtime_wait_begin(void)
 
 void vtime_wait_end(void)
 {
-	if (vtime_active)
-		__atomic_store_n(&vt[this_cpu()].waiting, 0, __ATOMIC_RELEASE);
+	if (!vtime_active)
+		return;
+	struct vtime_core *v = &vt[this_cpu()];
+	uint64_t t = v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start;
+	set_clock(v, t); /* the wait's own instructions are taken back */
+	__atomic_store_n(&v->waiting, 0, __ATOMIC_RELEASE);
 }
 
 static void atomic_min(volatile uint64_t *p, uint64_t v)
@@ -173,14 +190,15 @@ bool vtime_idle(uint64_t next_ns, uint64_t *wake_ticks)
 	struct vtime_core *v = &vt[me];
 	atomic_min(&v->wait_next, next_ns);
 	uint64_t target = __atomic_load_n(&v->wait_next, __ATOMIC_ACQUIRE); /* a sender may have lowered it */
-	uint64_t now = vtime_now_ns();
 	*wake_ticks = 0;
-	if (target <= now)
+	if (target <= v->wait_start)
 		return true; /* already due: look again */
 	if (target == UINT64_MAX)
 		return false; /* nothing to wait for but an interrupt */
 	if (vtime_lax || target <= safe_until(me)) {
-		vtime_advance_to(target);
+		v->jumped_to = target;
+		v->jumps++;
+		set_clock(v, target);
 		looked(v, target);
 		return true;
 	}
@@ -194,12 +212,16 @@ void vtime_settle(void)
 	if (!vtime_active)
 		return;
 	unsigned me = this_cpu();
-	uint64_t now = vtime_now_ns();
+	struct vtime_core *v = &vt[me];
+	vtime_wait_begin(); /* published as waiting for nothing later than now */
+	uint64_t now = v->wait_start;
+	__atomic_store_n(&v->wait_next, now, __ATOMIC_RELEASE);
 	while (!vtime_lax && now > safe_until(me)) {
-		vt[me].polls++;
+		v->polls++;
 		timer_sleep_until(timer_now() + timer_us_to_ticks(VTIME_POLL_US));
 	}
-	looked(&vt[me], now);
+	vtime_wait_end();
+	looked(v, now);
 }
 
 void vtime_note_send(unsigned dst, uint64_t arrival)

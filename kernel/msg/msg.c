@@ -264,6 +264,23 @@ static void progress(unsigned me, struct endpoint *ep)
 	}
 }
 
+/* True if a message in either of this core's mailboxes is visible at its clock. */
+static bool something_visible(unsigned me)
+{
+	uint64_t now = noc_now_ns();
+	struct noc_mailbox *boxes[2] = {&noc_mailboxes[me], &noc_user_mailboxes[me]};
+	for (unsigned i = 0; i < 2; i++) {
+		if (!__atomic_load_n(&boxes[i]->used_mask, __ATOMIC_RELAXED))
+			continue;
+		uint64_t s = spin_lock(&boxes[i]->lock);
+		bool found = noc_mailbox_find(boxes[i], 0, now, 0) != 0;
+		spin_unlock(&boxes[i]->lock, s);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
 /* Makes progress, sleeping in WFI between attempts, until done(arg): true then. An
  * interruptible wait (a user task's) gives up, false, once its task is to be killed. */
 static bool wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void *), void *arg, bool interruptible)
@@ -283,18 +300,28 @@ static bool wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void 
 		/* nothing to do before the next message in flight to us arrives: under virtual
 		 * time the clock jumps there once that is safe (kernel/vtime.c), else we sleep */
 		vtime_wait_begin();
-		uint64_t late_post = noc_mailbox_next_delivery(me); /* posted since the drain */
-		uint64_t wake;
-		if (vtime_idle(late_post < next_ns ? late_post : next_ns, &wake)) {
-			vtime_wait_end();
-			continue;
+		for (;;) {
+			/* including what came since the drain (without virtual time the sender's wake-up tells) */
+			uint64_t posted = vtime_active ? noc_mailbox_next_delivery(me) : UINT64_MAX;
+			uint64_t wake;
+			if (vtime_idle(posted < next_ns ? posted : next_ns, &wake))
+				break; /* the clock reached the next arrival: look */
+			mb->sleeping = 1;
+			fence();
+			WAIT_UNTIL(__atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
+					   (!vtime_active && noc_now_ns() >= next_ns) ||
+					   (interruptible && hart_kill_pending()),
+				   wake);
+			mb->sleeping = 0;
+			if (!vtime_active || (interruptible && hart_kill_pending()))
+				break;
+			uint32_t now_seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
+			if (now_seen != seen && (ep->send_head || something_visible(me)))
+				break; /* something to do now */
+			/* a poll, or a message still in flight: keep waiting, so that the instructions
+			 * of this wake-up are taken back and the clock does not depend on when it came */
+			seen = now_seen;
 		}
-		mb->sleeping = 1;
-		fence();
-		WAIT_UNTIL(__atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
-				   (!vtime_active && noc_now_ns() >= next_ns) || (interruptible && hart_kill_pending()),
-			   wake);
-		mb->sleeping = 0;
 		vtime_wait_end();
 	}
 }
