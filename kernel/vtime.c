@@ -128,20 +128,30 @@ static uint64_t lower_bound(unsigned c)
 	return next > start ? next : start;
 }
 
-/* The latest time up to which no message can still arrive here unseen. */
+/*
+ * The latest time up to which no message can still arrive here unseen. Besides each
+ * core's own bound, a waiting core can be started at once by another through a
+ * hart_call (no latency: the callee takes the caller's clock), so any core may send
+ * from the lowest bound of all on: that is lowest + the least latency to here.
+ */
 static uint64_t safe_until(unsigned me)
 {
-	uint64_t safe = UINT64_MAX;
+	uint64_t safe = UINT64_MAX, lowest = UINT64_MAX, least_latency = UINT64_MAX;
 	for (unsigned c = 0; c < hart_count; c++) {
 		if (c == me || harts[c].state == HART_ABSENT || harts[c].state == HART_FAILED)
 			continue;
-		uint64_t lb = lower_bound(c);
+		uint64_t lb = lower_bound(c), l = lookahead ? lookahead(c, me) : 0;
+		if (l < least_latency)
+			least_latency = l;
 		if (lb == UINT64_MAX)
 			continue;
-		uint64_t t = lb + (lookahead ? lookahead(c, me) : 0);
-		if (t < safe)
-			safe = t;
+		if (lb < lowest)
+			lowest = lb;
+		if (lb + l < safe)
+			safe = lb + l;
 	}
+	if (lowest != UINT64_MAX && lowest + least_latency < safe)
+		safe = lowest + least_latency;
 	return safe;
 }
 
@@ -156,6 +166,8 @@ void vtime_wait_begin(void)
 	__atomic_store_n(&v->waiting, 1, __ATOMIC_RELEASE);
 	fence();
 }
+
+uint64_t vtime_wait_clock(void) { return vtime_active ? vt[this_cpu()].wait_start : timer_now_ns(); }
 
 void vtime_wait_end(void)
 {

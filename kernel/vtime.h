@@ -54,6 +54,8 @@ void vtime_advance_to(uint64_t t_ns);
 void vtime_wait_begin(void);
 bool vtime_idle(uint64_t next_ns, uint64_t *wake_ticks);
 void vtime_wait_end(void);
+/* While waiting: the clock the wait will leave the core at unless it jumps. */
+uint64_t vtime_wait_clock(void);
 
 /* The core is about to report "nothing has arrived" at its current time (tryrecv,
  * a non-blocking probe): conservative mode first waits until that is certain. */

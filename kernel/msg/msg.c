@@ -264,10 +264,11 @@ static void progress(unsigned me, struct endpoint *ep)
 	}
 }
 
-/* True if a message in either of this core's mailboxes is visible at its clock. */
+/* True if a message in either of this core's mailboxes is visible at the clock its wait
+ * leaves it at (not at the clock its polls have run up: that would make it depend on them). */
 static bool something_visible(unsigned me)
 {
-	uint64_t now = noc_now_ns();
+	uint64_t now = vtime_wait_clock();
 	struct noc_mailbox *boxes[2] = {&noc_mailboxes[me], &noc_user_mailboxes[me]};
 	for (unsigned i = 0; i < 2; i++) {
 		if (!__atomic_load_n(&boxes[i]->used_mask, __ATOMIC_RELAXED))
