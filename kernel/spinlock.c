@@ -3,6 +3,7 @@
 #include "kernel/hart.h"
 #include "kernel/platform.h"
 #include "drivers/timer.h"
+#include "kernel/vtime.h"
 
 #define SPIN_TRIES 64
 #define BACKOFF_US 5
@@ -22,8 +23,11 @@ static void backoff(void)
 	timer_arm(saved);
 }
 
+/* Under virtual time, waiting for a lock costs no virtual time: how long depends on when
+ * the emulator ran the holder, not on the simulated machine (vtime_hold, kernel/vtime.h). */
 void spin_lock_slow(struct spinlock *l)
 {
+	uint64_t held = vtime_hold_begin();
 	for (unsigned tries = 0; !spin_trylock_raw(l);) {
 		while (l->locked) {
 			if (++tries < SPIN_TRIES)
@@ -32,4 +36,5 @@ void spin_lock_slow(struct spinlock *l)
 				backoff();
 		}
 	}
+	vtime_hold_end(held);
 }

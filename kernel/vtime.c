@@ -167,6 +167,29 @@ void vtime_wait_begin(void)
 	fence();
 }
 
+uint64_t vtime_hold_begin(void)
+{
+	if (!vtime_active)
+		return 0;
+	struct vtime_core *v = &vt[this_cpu()];
+	if (v->waiting)
+		return 0;
+	uint64_t now = vtime_now_virtual();
+	__atomic_store_n(&v->wait_start, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->wait_next, now, __ATOMIC_RELAXED); /* it may send at once when it gets the lock */
+	__atomic_store_n(&v->waiting, 1, __ATOMIC_RELEASE);
+	return now;
+}
+
+void vtime_hold_end(uint64_t held)
+{
+	if (!held)
+		return;
+	struct vtime_core *v = &vt[this_cpu()];
+	set_clock(v, held);
+	__atomic_store_n(&v->waiting, 0, __ATOMIC_RELEASE);
+}
+
 uint64_t vtime_wait_clock(void) { return vtime_active ? vt[this_cpu()].wait_start : timer_now_ns(); }
 
 void vtime_wait_end(void)
@@ -247,6 +270,12 @@ void vtime_note_send(unsigned dst, uint64_t arrival)
 		__atomic_fetch_add(&v->late, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&v->late_ns, look - arrival, __ATOMIC_RELAXED);
 	}
+}
+
+void vtime_note_event(unsigned core, uint64_t t)
+{
+	if (vtime_active)
+		atomic_min(&vt[core].wait_next, t);
 }
 
 void vtime_external_event(void)

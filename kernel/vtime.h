@@ -54,6 +54,13 @@ void vtime_advance_to(uint64_t t_ns);
 void vtime_wait_begin(void);
 bool vtime_idle(uint64_t next_ns, uint64_t *wake_ticks);
 void vtime_wait_end(void);
+/* A stretch whose length depends on the emulator, not on the simulated machine (a core
+ * waiting for a spinlock): published as waiting at its start, and the clock is put back
+ * there at its end. Returns what vtime_hold_end needs (0: nothing to put back: virtual
+ * time is off, or the core already waits and that wait puts the clock back itself). */
+uint64_t vtime_hold_begin(void);
+void vtime_hold_end(uint64_t held);
+
 /* While waiting: the clock the wait will leave the core at unless it jumps. */
 uint64_t vtime_wait_clock(void);
 
@@ -64,6 +71,10 @@ void vtime_settle(void);
 /* The NoC posted a message to dst arriving at arrival_ns: wakes its lower bound and
  * counts the message late if dst already looked past that time. */
 void vtime_note_send(unsigned dst, uint64_t arrival_ns);
+
+/* Another core was handed work (a hart_call, a dispatched task) at time t: it may
+ * send from then on, so its bound drops to t like a message's arrival. */
+void vtime_note_event(unsigned core, uint64_t t_ns);
 
 /* Something from outside the simulated machine (a typed shell command) happens now:
  * after everything the cores have done so far. */

@@ -164,8 +164,10 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	struct noc_slot *slot = 0;
 	unsigned idx = 0;
 	for (uint64_t m = mb->kept_mask; m && !slot; m &= m - 1)
-		if (mb->slots[lowest_bit(m)].reserved_for == (int16_t)src)
+		if (mb->slots[lowest_bit(m)].reserved_for == (int16_t)src) {
 			slot = &mb->slots[idx = lowest_bit(m)]; /* the credit kept for us */
+			vtime_advance_to(slot->granted_ns);    /* we send no earlier than we learned of it */
+		}
 	if (!slot && mb->credit_count == 0 && mb->free_mask)
 		slot = &mb->slots[idx = lowest_bit(mb->free_mask)];
 	if (!slot) {
@@ -227,7 +229,11 @@ struct noc_slot *noc_mailbox_find(struct noc_mailbox *mb, const struct noc_match
 				next = sl->h.t_deliver_ns;
 			continue;
 		}
-		if ((!m || noc_matches(&sl->h, m)) && (!best || sl->order < best->order))
+		/* the oldest arrival first: by arrival time (which under virtual time need not follow
+		 * the order the emulator posted them in), then by posting order */
+		if ((!m || noc_matches(&sl->h, m)) &&
+		    (!best || sl->h.t_deliver_ns < best->h.t_deliver_ns ||
+		     (sl->h.t_deliver_ns == best->h.t_deliver_ns && sl->order < best->order)))
 			best = sl;
 	}
 	if (next_ns)
@@ -248,6 +254,8 @@ static void give_credit(struct noc_mailbox *mb, struct noc_slot *slot)
 		mb->credit_count--;
 		mb->credit_queued[w / 64] &= ~(1UL << (w % 64));
 		slot->reserved_for = (int16_t)w;
+		slot->granted_ns = noc_now_ns();
+		vtime_note_event(w, slot->granted_ns); /* a credit is news to the sender: it may send from then on */
 		mb->kept_mask |= bit;
 		__atomic_fetch_add(&noc_mailboxes[w].events, 1, __ATOMIC_RELEASE);
 		noc_wake(w);

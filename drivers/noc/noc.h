@@ -47,6 +47,7 @@ struct noc_slot {
 	struct noc_header h;
 	uint64_t order;   /* arrival order in this mailbox */
 	int16_t reserved_for; /* freed slot handed to this waiting sender, -1 if free for anyone */
+	uint64_t granted_ns;  /* when it was handed over (the receiver's clock): the sender learns no earlier */
 	uint8_t *body;    /* inline_body or a kmalloc'd buffer */
 	bool used;
 	uint8_t inline_body[NOC_INLINE_BODY] __attribute__((aligned(8)));

@@ -63,8 +63,10 @@ void dispatcher_unqueue_locked(struct dispatcher *d, struct task *t)
 
 void dispatcher_kick(unsigned cpu)
 {
-	if (cpu != this_cpu())
+	if (cpu != this_cpu()) {
+		vtime_note_event(cpu, vtime_now_ns()); /* it may run the task from our time on */
 		ipi_send(cpu, IPI_WAKE);
+	}
 }
 
 static bool core_usable(unsigned cpu)

@@ -69,11 +69,36 @@ static bool valid_core(int c) { return c >= 0 && (unsigned)c < mesh.cores; }
 
 static bool is_user(uint16_t type) { return type & NOC_TYPE_USER; }
 
+/* Whether the mailbox of `type`'s channel holds anything at all (no lock: a hint). */
+static bool ep_has_mail(unsigned me, uint16_t type)
+{
+	return __atomic_load_n(&noc_mailbox_of(me, type)->used_mask, __ATOMIC_RELAXED) != 0;
+}
+
 /* The session a message of `type` sent from this endpoint carries (kernel traffic: none). */
 static uint32_t session_for(const struct endpoint *ep, uint16_t type) { return is_user(type) ? ep->session : 0; }
 
 /* What an unhandled user message costs the kernel: its queue entry and its body. */
 static uint64_t held_bytes(const struct unhandled_msg *u) { return sizeof *u + u->h.len; }
+
+/* Queues u in arrival order: after every message that arrived no later (usually at the
+ * tail; under virtual time a message drained later may have arrived earlier). */
+static void unhandled_insert(struct endpoint *ep, struct unhandled_msg *u)
+{
+	if (!ep->uh_tail || ep->uh_tail->h.t_deliver_ns <= u->h.t_deliver_ns) {
+		if (ep->uh_tail)
+			ep->uh_tail->next = u;
+		else
+			ep->uh_head = u;
+		ep->uh_tail = u;
+		return;
+	}
+	struct unhandled_msg **pp = &ep->uh_head;
+	while ((*pp)->h.t_deliver_ns <= u->h.t_deliver_ns)
+		pp = &(*pp)->next;
+	u->next = *pp;
+	*pp = u;
+}
 
 /* Unlinks u (whose predecessor is prev) from the unhandled queue and frees it. */
 static void unhandled_remove(struct endpoint *ep, struct unhandled_msg *prev, struct unhandled_msg *u)
@@ -145,17 +170,34 @@ static bool deliver(struct msg_request *r, const struct noc_header *h, const uin
 	return true;
 }
 
-static bool match_unhandled(struct endpoint *ep, struct msg_request *r)
+/* The oldest arrival r matches in the unhandled queue, if it arrived no later than
+ * `before` (a message visible in the mailbox that arrived earlier goes first). */
+static bool match_unhandled(struct endpoint *ep, struct msg_request *r, uint64_t before)
 {
 	struct unhandled_msg *prev = 0;
 	for (struct unhandled_msg *u = ep->uh_head; u; prev = u, u = u->next) {
 		if (!noc_matches(&u->h, &r->match))
 			continue;
+		if (u->h.t_deliver_ns > before)
+			return false;
 		if (deliver(r, &u->h, u->body))
 			unhandled_remove(ep, prev, u); /* else too small: the message stays */
 		return true;
 	}
 	return false;
+}
+
+/* Arrival time of the oldest visible mailbox message r matches (UINT64_MAX if none). */
+static uint64_t mailbox_first(unsigned me, struct msg_request *r, uint64_t now)
+{
+	if (!ep_has_mail(me, r->type))
+		return UINT64_MAX;
+	struct noc_mailbox *mb = noc_mailbox_of(me, r->type);
+	uint64_t s = spin_lock(&mb->lock);
+	struct noc_slot *slot = noc_mailbox_find(mb, &r->match, now, 0);
+	uint64_t t = slot ? slot->h.t_deliver_ns : UINT64_MAX;
+	spin_unlock(&mb->lock, s);
+	return t;
 }
 
 static bool match_mailbox(unsigned me, struct msg_request *r, uint64_t now)
@@ -211,11 +253,7 @@ static uint64_t drain_channel(unsigned me, struct endpoint *ep, struct noc_mailb
 		u->next = 0;
 		noc_mailbox_release(me, mb, slot);
 		spin_unlock(&mb->lock, s);
-		if (ep->uh_tail)
-			ep->uh_tail->next = u;
-		else
-			ep->uh_head = u;
-		ep->uh_tail = u;
+		unhandled_insert(ep, u);
 		ep->uh_count++;
 		if (user) {
 			ep->uh_user++;
@@ -256,7 +294,7 @@ static void progress(unsigned me, struct endpoint *ep)
 	r = ep->recv_head;
 	while (r) {
 		struct msg_request *next = r->next;
-		if (match_unhandled(ep, r) || match_mailbox(me, r, now))
+		if (match_unhandled(ep, r, mailbox_first(me, r, now)) || match_mailbox(me, r, now))
 			queue_remove(&ep->recv_head, &ep->recv_tail, prev, r);
 		else
 			prev = r;
@@ -383,7 +421,10 @@ int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, st
 				    .len = cap, .match = {.src = src, .tag = tag, .type = type,
 							  .session = session_for(ep, type)}};
 	/* only the oldest posted receive may take a message at once: keep the post order */
-	if (!ep->recv_head && (match_unhandled(ep, req) || match_mailbox(me, req, noc_now_ns())))
+	/* taking the oldest arrival now is right only if nothing older can still come */
+	vtime_settle();
+	uint64_t now = noc_now_ns();
+	if (!ep->recv_head && (match_unhandled(ep, req, mailbox_first(me, req, now)) || match_mailbox(me, req, now)))
 		return 0;
 	queue_append(&ep->recv_head, &ep->recv_tail, req);
 	return 0;
@@ -504,6 +545,7 @@ int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, str
 	struct endpoint *ep = &endpoints[me];
 	if (!ep->recv_head && !ep->uh_head && (src == MSG_ANY_SOURCE || valid_core(src)) &&
 	    (tag >= 0 || tag == MSG_ANY_TAG) && (buf || !cap)) {
+		vtime_settle(); /* nothing that arrives earlier can still come */
 		int e = recv_direct(me, type, src, tag, buf, cap, st);
 		if (e != -EAGAIN)
 			return e;

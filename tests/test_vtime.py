@@ -1,0 +1,82 @@
+"""Per-core virtual time (vtime=1, kernel/vtime.c, docs/time.md): exact clocks, a ping-pong that
+does not see busy cores, barriers that grow with the tree's depth, and a message trace checked
+here, on the host: no message consumed before its arrival, each core's messages in arrival
+order, none late under conservative synchronisation.
+
+The vtime ktests run without -icount: under -icount a ping-pong beside spinning cores hangs
+(open, docs/time.md), and the virtual clocks do not need it to be exact."""
+import json
+import re
+
+from conftest import ktest_summary
+
+TRACE = re.compile(r"^vtrace core=(\d+) i=(\d+) src=(\d+) deliver=(\d+) recv=(\d+)$", re.M)
+
+
+def vtime_suite(boot, harts, extra=""):
+    r = boot(harts=harts, bootargs=f"vtime=1 {extra} ktest=vtime", timeout=240)
+    assert "virtual time: one clock per core" in r.output, r.output[-2000:]
+    return r
+
+
+def test_clocks_are_exact_and_a_ping_pong_ignores_busy_cores(boot):
+    r = vtime_suite(boot, 8, "vtime_ns_per_insn=3")
+    assert "1000 more iterations: 15000 ns more at 3 ns per instruction" in r.output
+    assert re.search(r"PASS vtime.two_cores_at_once_each_see_their_own_work", r.output), r.output[-3000:]
+    r = vtime_suite(boot, 8)
+    assert ktest_summary(r.output) == (4, 0), r.output[-3000:]
+    m = re.search(r"ping-pong 1<->2: (\d+) ns per round trip with the others idle, (\d+) ns with 5 cores busy",
+                  r.output)
+    idle, busy = int(m.group(1)), int(m.group(2))
+    assert abs(busy - idle) * 100 <= 2 * idle, (idle, busy)
+
+
+def check_trace(output, harts, ordered=True):
+    rows = [tuple(map(int, m)) for m in TRACE.findall(output)]
+    assert len(rows) == harts * 12, f"{len(rows)} trace lines"
+    per_core = {}
+    for core, i, src, deliver, recv in rows:
+        assert recv >= deliver, f"core {core} took message {i} from {src} at {recv}, before its arrival {deliver}"
+        per_core.setdefault(core, []).append((i, deliver))
+    for core, seen in per_core.items():
+        if not ordered:
+            break
+        arrivals = [d for _, d in sorted(seen)]
+        assert arrivals == sorted(arrivals), f"core {core} did not take its messages in arrival order: {arrivals}"
+    return tuple(map(int, re.search(r"^vtrace late=(\d+) late_ns=(\d+)$", output, re.M).groups()))
+
+
+def test_no_message_is_seen_early_or_out_of_order_and_none_is_late(boot):
+    r = vtime_suite(boot, 16)
+    assert ktest_summary(r.output) == (4, 0), r.output[-3000:]
+    assert check_trace(r.output, 16) == (0, 0)
+
+
+def test_lax_mode_reports_what_it_costs(boot):
+    """Lax synchronisation (nobody waits) still never shows a message early, but may take them out
+    of arrival order, and counts the ones that reached a core after it had looked past their arrival."""
+    r = vtime_suite(boot, 16, "vtime_sync=1")
+    assert "lax synchronisation" in r.output
+    late, late_ns = check_trace(r.output, 16, ordered=False)
+    assert (late == 0) == (late_ns == 0)
+    print(f"lax: {late} late messages, {late_ns} ns in all")
+
+
+def barrier(boot, harts, icount=True):
+    r = boot(harts=harts, bootargs=f'vtime=1 cmd="bench_coll barrier {harts}"', icount=icount, timeout=300)
+    assert r.status == 0, r.output[-2000:]
+    return json.loads(re.search(r'^bench-noc: (\{"kind": "barrier".*\})$', r.output, re.M).group(1))
+
+
+def test_a_barrier_grows_with_the_tree_depth_not_the_members(boot):
+    small, large = barrier(boot, 16), barrier(boot, 64)
+    assert large["tree_depth"] == 2 * small["tree_depth"]
+    ratio = large["period_ns"] / small["period_ns"]
+    # four times the members, twice the depth: the period follows the depth
+    assert 1.2 < ratio < 3.0, (small, large)
+
+
+def test_two_boots_give_the_same_virtual_times(boot):
+    """With -icount the whole boot repeats; the barrier's virtual times repeat too."""
+    a, b = barrier(boot, 16), barrier(boot, 16)
+    assert a == b
