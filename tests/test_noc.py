@@ -37,7 +37,10 @@ def test_storm_with_depth_2(boot, harts):
 
 
 def test_latency_matches_the_model_under_icount(boot):
-    r = boot(harts=64, bootargs="ktest=noc", icount=True, timeout=120)
+    """On the cores' own clocks (vtime=1): in serial time the receive side's latency also held
+    whatever the other 62 harts ran meanwhile (a periodic task's work landed in the window when
+    unrelated code moved, 4,750 ns instead of 250), which is what per-core clocks remove."""
+    r = boot(harts=64, bootargs="vtime=1 ktest=noc", icount=True, timeout=120)
     assert_all_passed(r)
     rows = [tuple(map(int, m)) for m in re.findall(r"hops\s+(\d+): model\s+(\d+) ns, measured\s+(\d+) ns", r.output)]
     assert [h for h, _, _ in rows] == list(range(1, 8 + 8 - 1))
@@ -45,6 +48,8 @@ def test_latency_matches_the_model_under_icount(boot):
         # defaults: t_inject 1000 ns, t_hop 500 ns, t_flit 50 ns, an 8-byte body is one flit
         assert model == 1000 + hops * 500 + 50
         assert model <= measured <= model + 2000  # docs/noc.md: 250-450 ns measured
+    # on the receiver's own clock the software overhead is the receive path's alone: the same at every distance
+    assert len({measured - model for _, model, measured in rows}) == 1, rows
     # the model dominates the trend: the latency at the far corner is well above the nearest neighbour's
     assert rows[-1][2] > rows[0][2] + 13 * 500 // 2
     m = re.search(r"B waited (\d+) ns \(predicted (\d+)\)", r.output)
