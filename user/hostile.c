@@ -37,6 +37,21 @@ static int spin_member(long arg)
 	return 0;
 }
 
+/* Invades one core of the domain and starts a member there that spins: 1 if it worked. */
+static int spinning_team(uint16_t got[2])
+{
+	if (mosaic_invade(1, MOSAIC_INVADE_DOMAIN, got, 2) != 1) {
+		printf("hostile: invade failed\n");
+		return 0;
+	}
+	struct mosaic_member team[1] = {{spin_member, 0}};
+	if (mosaic_infect(team, 1) < 0) {
+		printf("hostile: infect failed\n");
+		return 0;
+	}
+	return 1;
+}
+
 static void wrapped_counts(void)
 {
 	uint16_t got[4];
@@ -140,32 +155,18 @@ int mosaic_main(long arg)
 			mosaic_sleep_us(1000);
 	case 9: {
 		uint16_t got[2];
-		if (mosaic_invade(1, MOSAIC_INVADE_DOMAIN, got, 2) != 1) {
-			printf("hostile: invade failed\n");
-			return 1;
-		}
-		struct mosaic_member team[1] = {{spin_member, 0}};
 		struct mosaic_member_result res[1];
-		if (mosaic_infect(team, 1) < 0) {
-			printf("hostile: infect failed\n");
+		if (!spinning_team(got))
 			return 1;
-		}
 		mosaic_team_wait(res, 1);
 		printf("hostile: team_wait returned\n");
 		return 1;
 	}
 	case 10: {
 		uint16_t got[2];
-		if (mosaic_invade(1, MOSAIC_INVADE_DOMAIN, got, 2) != 1) {
-			printf("hostile: invade failed\n");
-			return 1;
-		}
-		struct mosaic_member team[1] = {{spin_member, 0}};
 		struct mosaic_member_result res[1];
-		if (mosaic_infect(team, 1) < 0) {
-			printf("hostile: infect failed\n");
+		if (!spinning_team(got))
 			return 1;
-		}
 		mosaic_sleep_us(2000); /* let the member start */
 		long k = mosaic_kill(got[0]);
 		if (k != 0) {
