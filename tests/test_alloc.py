@@ -65,9 +65,47 @@ def test_real_programs_as_jobs_of_every_size(boot, program):
     for n in sizes:
         assert re.search(rf"^\[core \d+\] {program}: {n} tasks, .*ok$", r.output, re.M), (n, r.output)
     assert "FAILED" not in r.output
-    rows = re.findall(rf"^ +\d+ +\d+ +\d+ +(\d+) {program} .* ok$", r.output, re.M)
-    assert sorted(map(int, rows)) == sizes
+    rows = re.findall(rf"^ +\d+ +\d+ +\d+ +(\d+) {program} .* ok; ([\d,-]+)$", r.output, re.M)
+    assert sorted(int(n) for n, _ in rows) == sizes
+    for n, held in rows:  # the table names the cores each job held, as ranges
+        assert len(expand_ranges(held)) == int(n), (n, held)
     assert f"jobs: {len(sizes)} ended, 0 still in the system" in r.output
+
+
+def expand_ranges(text):
+    cores = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        cores += range(int(lo), int(hi or lo) + 1)
+    return cores
+
+
+def test_job_records_name_the_cores_they_held(boot):
+    """Jobs that fit the machine together, submitted at once, each task a 64x64 matrix product (far
+    longer than the submissions take): their core sets, read from the JSON lines alone, are
+    disjoint, are pico-kernels, and sum per domain as listed."""
+    sizes = [5, 9, 3, 12]
+    cmds = ";".join(f"submit compute {n} arg 64 at {i % 4}" for i, n in enumerate(sizes))
+    r = boot(harts=36, bootargs=f'cmd="mesh;{cmds};jobs wait 200 json"', timeout=400)
+    assert r.status == 0, r.output[-3000:]
+    jobs = reports(r.output)
+    assert sorted(j["ntasks"] for j in jobs) == sorted(sizes)
+    masters = {int(m) for m in re.findall(r"(\d+)/\d+ +\*\d+", r.output)}
+    assert len(masters) == 4
+    held = set()
+    for j in jobs:
+        assert len(j["cores"]) == j["ntasks"] and not set(j["cores"]) & masters, j
+        assert sum(n for _, n in j["domain_cores"]) == j["ntasks"], j
+        assert not held & set(j["cores"]), ("a core in two jobs at once", j)
+        held |= set(j["cores"])
+
+
+def test_partial_simulation_records_cores_per_domain(boot):
+    r = boot(harts=16, bootargs='partial_sim=8 cmd="submit sim 20 time 500 at 1;jobs wait 60 json;jobs"', timeout=300)
+    assert r.status == 0, r.output[-3000:]
+    job, = reports(r.output)
+    assert job["cores"] == [] and sum(n for _, n in job["domain_cores"]) == 20, job
+    assert re.search(r" ok; d\d+:\d+( d\d+:\d+)+$", r.output, re.M), r.output[-2000:]
 
 
 def test_bad_jobs_are_refused_with_a_reason(boot):

@@ -72,6 +72,10 @@ struct job_report {
 	uint16_t nparts;     /* micro-kernels whose cores it ran on */
 	bool global;         /* went through the protocol (false: allocated in its home domain) */
 	char program[ALLOC_PROGRAM_MAX];
+	/* the cores it held: real-task mode names each core; partial simulation's virtual cores
+	 * sit at their micro-kernel's tile, so there only the count per domain identifies them */
+	uint64_t cores[2];                        /* real-task mode: core ids, a mask */
+	uint16_t domain_cores[MOSAIC_MAX_HARTS]; /* per domain: how many of its cores it held */
 };
 
 /* Cores a job can be given in all (real-task mode: every pico-kernel; partial

@@ -127,6 +127,8 @@ struct home_job {
 	struct task begin;  /* a delayed submission waits in the dispatcher for its time */
 	uint16_t commit_count[MOSAIC_MAX_HARTS];
 	uint64_t commit_mask[MOSAIC_MAX_HARTS][2];
+	uint64_t held[2];                        /* the cores it was mapped onto (real-task mode) */
+	uint16_t held_count[MOSAIC_MAX_HARTS];   /* per domain: how many of them (both modes) */
 };
 
 /* Tasks of one job running on one micro-kernel's cores. */

@@ -118,6 +118,8 @@ void home_satisfied(struct mk *m, struct home_job *j)
 	for (unsigned k = 0, i = 0; k < mesh.cores && i < ncores; k++)
 		if (mask_has(chosen, k))
 			cores[i++] = (uint16_t)k;
+	memcpy(j->held, chosen, sizeof j->held); /* for the report: which cores it held */
+	memcpy(j->held_count, take, sizeof j->held_count);
 	j->t_alloc = vtime_now_ns();
 	j->state = HJ_RUNNING;
 	struct wq_entry *own = wq_find(m, j->id);
@@ -334,6 +336,8 @@ static void report(struct mk *m, struct home_job *j)
 			       .attempts = j->attempts, .failed_tasks = j->failed_tasks, .exit_code = j->exit_code,
 			       .nparts = j->nparts, .global = j->global};
 	memcpy(r.program, j->spec.program, sizeof r.program);
+	memcpy(r.cores, j->held, sizeof r.cores);
+	memcpy(r.domain_cores, j->held_count, sizeof r.domain_cores);
 	stats_job_get(j->id, &r.msgs, &r.hops);
 	trace_event(TR_REPORT, j->id, j->submitter, r.status);
 	struct msg_request req;

@@ -13,6 +13,8 @@
 #include "kernel/hart.h"
 #include "kernel/shell.h"
 #include "kernel/utask.h"
+#include "kernel/vtime.h"
+#include "kernel/panic.h"
 #include "drivers/timer.h"
 #include "lib/format.h"
 #include "lib/string.h"
@@ -148,34 +150,91 @@ int alloc_collect(struct job_report *r, bool block, uint64_t timeout_us)
 
 /* ---- printing ---- */
 
+/* Worst case of a core set as text: 128 cores as "127," and 128 domains as "[127,65535],". */
+#define CORESET_TEXT_MAX (MOSAIC_MAX_HARTS * 4 + MOSAIC_MAX_HARTS * 12 + 32)
+
+/* Appends to buf at *len; the buffer is sized for the worst case, so running out is a bug. */
+static void put(char *buf, size_t *len, const char *fmt, unsigned a, unsigned b)
+{
+	int n = snprintf(buf + *len, CORESET_TEXT_MAX - *len, fmt, a, b);
+	ASSERT(n >= 0 && (size_t)n < CORESET_TEXT_MAX - *len);
+	*len += (size_t)n;
+}
+
+/* The cores a job held. JSON: "cores":[ids] (real-task mode; [] in partial simulation)
+ * and "domain_cores":[[domain,count],...]. Table: ranges of core ids ("3-5,9"), or
+ * "d0:12 d3:4" in partial simulation, where virtual cores have no ids. */
+static void format_cores(const struct job_report *r, char *buf, bool json)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	if (json) {
+		put(buf, &len, "\"cores\":[", 0, 0);
+		for (unsigned c = 0, first = 1; c < MOSAIC_MAX_HARTS; c++)
+			if (mask_has(r->cores, c)) {
+				put(buf, &len, first ? "%u" : ",%u", c, 0);
+				first = 0;
+			}
+		put(buf, &len, "],\"domain_cores\":[", 0, 0);
+		for (unsigned d = 0, first = 1; d < MOSAIC_MAX_HARTS; d++)
+			if (r->domain_cores[d]) {
+				put(buf, &len, first ? "[%u,%u]" : ",[%u,%u]", d, r->domain_cores[d]);
+				first = 0;
+			}
+		put(buf, &len, "]", 0, 0);
+		return;
+	}
+	if (!r->cores[0] && !r->cores[1]) {
+		for (unsigned d = 0; d < MOSAIC_MAX_HARTS; d++)
+			if (r->domain_cores[d])
+				put(buf, &len, len ? " d%u:%u" : "d%u:%u", d, r->domain_cores[d]);
+		return;
+	}
+	for (unsigned c = 0; c < MOSAIC_MAX_HARTS; c++) {
+		if (!mask_has(r->cores, c))
+			continue;
+		unsigned last = c;
+		while (last + 1 < MOSAIC_MAX_HARTS && mask_has(r->cores, last + 1))
+			last++;
+		put(buf, &len, len ? "," : "", 0, 0);
+		put(buf, &len, last > c ? "%u-%u" : "%u", c, last);
+		c = last;
+	}
+}
+
 void alloc_report_json(const struct job_report *r, unsigned run, const char *scenario)
 {
+	char cores[CORESET_TEXT_MAX];
+	format_cores(r, cores, true);
 	kprintf("ALLOCJOB {\"run\":%u,\"scenario\":\"%s\",\"job\":%u,\"home\":%u,\"tag\":%u,\"ntasks\":%u,\"program\":\"%s\",\"arg\":%lu,"
 		"\"global\":%s,\"status\":%u,\"t_submit_ns\":%lu,\"t_alloc_ns\":%lu,\"t_start_ns\":%lu,"
 		"\"t_end_ns\":%lu,\"wait_ns\":%lu,\"alloc_ns\":%lu,\"duration_us\":%lu,\"msgs\":%u,\"hops\":%u,"
 		"\"cancels\":%u,\"attempts\":%u,\"parts\":%u,\"failed_tasks\":%u,\"exit_code\":%d,"
-		"\"policy\":\"%s\",\"scheme\":\"%s\"}\n",
+		"\"policy\":\"%s\",\"scheme\":\"%s\",\"clock\":\"%s\",%s}\n",
 		run, scenario, r->job, r->home, r->tag, r->ntasks, r->program, r->arg, r->global ? "true" : "false", r->status,
 		r->t_submit_ns, r->t_alloc_ns, r->t_start_ns, r->t_end_ns, r->t_start_ns - r->t_submit_ns,
 		r->t_alloc_ns - r->t_submit_ns, r->duration_us, r->msgs, r->hops, r->cancels, r->attempts, r->nparts,
 		r->failed_tasks, r->exit_code, alloc_policy_name(alloc_cfg.policy),
-		alloc_scheme_name(alloc_cfg.scheme));
+		alloc_scheme_name(alloc_cfg.scheme), vtime_active ? "virtual" : "serial", cores);
 }
 
 void alloc_report_row(const struct job_report *r, bool header)
 {
 	if (header)
-		kprintf("%8s %4s %4s %6s %-10s %6s %10s %10s %10s %6s %6s %4s %s\n", "job", "home", "tag", "cores",
-			"program", "global", "wait_us", "alloc_us", "run_us", "msgs", "hops", "canc", "result");
+		kprintf("%8s %4s %4s %6s %-10s %6s %10s %10s %10s %6s %6s %4s %s (%s time)\n", "job", "home", "tag",
+			"cores", "program", "global", "wait_us", "alloc_us", "run_us", "msgs", "hops", "canc", "result; held",
+			vtime_active ? "virtual" : "serial");
 	char result[40];
 	if (r->status == JOB_OK)
 		snprintf(result, sizeof result, "ok");
 	else
 		snprintf(result, sizeof result, "%u tasks failed (exit %d)", r->failed_tasks, r->exit_code);
-	kprintf("%8u %4u %4u %6u %-10s %6s %10lu %10lu %10lu %6u %6u %4u %s\n", r->job, r->home, r->tag, r->ntasks,
+	char cores[CORESET_TEXT_MAX];
+	format_cores(r, cores, false);
+	kprintf("%8u %4u %4u %6u %-10s %6s %10lu %10lu %10lu %6u %6u %4u %s; %s\n", r->job, r->home, r->tag, r->ntasks,
 		r->program, r->global ? "yes" : "no", (r->t_start_ns - r->t_submit_ns) / 1000,
 		(r->t_alloc_ns - r->t_submit_ns) / 1000, (r->t_end_ns - r->t_start_ns) / 1000, r->msgs, r->hops,
-		r->cancels, result);
+		r->cancels, result, cores);
 }
 
 /* ---- the shell ---- */

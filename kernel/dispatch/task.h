@@ -75,6 +75,7 @@ struct task {
 
 	/* --- the requesters' synchronisation --- */
 	volatile uint32_t done; /* set last, when the task has ended and will not be touched again */
+	uint64_t end_ns;        /* the ender's clock when it ended (kernel/vtime.h): a waiter's news of it */
 	uint64_t waiters[MOSAIC_MAX_HARTS / 64]; /* cores sleeping in task_wait, woken by IPI_WAKE */
 
 	/* --- links, private to kernel/dispatch --- */

@@ -10,6 +10,7 @@
 #include "kernel/hart.h"
 #include "drivers/timer.h"
 #include "kernel/background.h"
+#include "kernel/vtime.h"
 
 static bool is_done(struct task *t) { return __atomic_load_n(&t->done, __ATOMIC_ACQUIRE) != 0; }
 static bool is_done_cb(void *t) { return is_done(t); }
@@ -36,6 +37,8 @@ int64_t task_wait(struct task *t)
 	 * ender has left it, so the caller may reuse t as soon as we return */
 	s = spin_lock(&d->lock);
 	int64_t r = t->state == TASK_COMPLETED ? t->result : t->error;
+	uint64_t ended = t->end_ns;
 	spin_unlock(&d->lock, s);
+	vtime_advance_to(ended); /* on another core's clock the end may lie ahead of ours */
 	return r;
 }
