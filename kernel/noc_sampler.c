@@ -53,6 +53,18 @@ void noc_sampler_start(void)
 
 uint64_t noc_samples_taken(void) { return __atomic_load_n(&nsamples, __ATOMIC_ACQUIRE); }
 
+/* Of the samples still kept, those taken at or after t_ns on the sampler's clock. Under virtual
+ * time the sampler's core may be ahead of the asker's: then it took them before the asker got
+ * there (kernel/vtime.h), so counting new samples alone would miss them. */
+unsigned noc_samples_since(uint64_t t_ns)
+{
+	uint64_t n = __atomic_load_n(&nsamples, __ATOMIC_ACQUIRE);
+	unsigned found = 0;
+	for (uint64_t i = n > NOC_SAMPLES ? n - NOC_SAMPLES : 0; i < n; i++)
+		found += samples[i % NOC_SAMPLES].time_ns >= t_ns;
+	return found;
+}
+
 SHELL_CMD(noc_samples, "noc_samples", "NoC traffic per sampling period, from the periodic sampling task")
 {
 	if (argc != 1)

@@ -29,6 +29,7 @@ static void queued_locked(struct dispatcher *d)
 
 void dispatcher_queue_ready_locked(struct dispatcher *d, struct task *t)
 {
+	t->ready_ns = vtime_now_ns(); /* the queuer's clock: the task cannot start before it */
 	__atomic_store_n(&t->state, TASK_READY, __ATOMIC_RELEASE);
 	tq_push_tail(&d->ready, t);
 	queued_locked(d);
@@ -107,6 +108,7 @@ static void release_due_locked(struct dispatcher *d, uint64_t now)
 {
 	while (d->timed.head && d->timed.head->release <= now) {
 		struct task *t = tq_pop_head(&d->timed);
+		t->ready_ns = 0; /* released on this core's own clock */
 		__atomic_store_n(&t->state, TASK_READY, __ATOMIC_RELEASE);
 		tq_push_tail(&d->ready, t);
 	}
@@ -195,6 +197,7 @@ bool dispatcher_run_one(unsigned cpu)
 	spin_unlock(&d->lock, s);
 	if (!t)
 		return false;
+	vtime_advance_to(t->ready_ns); /* queued by another core, maybe ahead of this one's clock */
 	t->last_cpu = (uint16_t)cpu;
 	t->last_start = vtime_now_ticks();
 	__atomic_store_n(&t->runs, t->runs + 1, __ATOMIC_RELAXED);

@@ -71,6 +71,7 @@ struct task {
 	uint64_t period;       /* ticks between the starts of two runs (0: not periodic) */
 	uint64_t release;      /* when it leaves the timed queue (ticks) */
 	uint64_t last_start;   /* when the last run started (ticks) */
+	uint64_t ready_ns;     /* the queuer's clock when it was made ready (kernel/vtime.h) */
 	volatile uint64_t runs; /* times its function was called */
 
 	/* --- the requesters' synchronisation --- */
