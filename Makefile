@@ -177,7 +177,7 @@ help:
 	@echo "  make fuzz       a kernel-call fuzz campaign: SEEDS seeds (default 20) from SEED0 (default random),"
 	@echo "                  4 seeds per boot; a failing seed prints its reproducer (scripts/mosaic-fuzz --help)"
 	@echo "  make bench-boot boot-time benchmark -> build/bench/boot.json"
-	@echo "  make bench-noc  NoC latency, software overhead, collectives (-icount) -> build/bench/noc.json"
+	@echo "  make bench-noc  NoC latency, software overhead, collectives on the virtual and serial clocks (-icount) -> build/bench/noc.json"
 	@echo "  make bench-kernel kernel calls local vs forwarded, contention (-icount) -> build/bench/kernel.json"
 	@echo "  make bench-alloc  the thesis's job allocation figures 5.1-5.6 (-icount, ~25 min) -> build/bench/alloc.json,"
 	@echo "                  CSV and PNG per figure; scripts/bench-alloc --quick|--only 5.3|--docs (docs/experiments.md)"

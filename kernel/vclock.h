@@ -53,4 +53,15 @@ static inline uint64_t vclock_instret(void)
 	return *s;
 }
 
+/* This core's instructions for a measurement: exact from the plugin when it is loaded; else
+ * the instret CSR, which under -icount is the machine's count (every hart's, docs/time.md). */
+static inline uint64_t core_instructions(void)
+{
+	if (vclock_present)
+		return vclock_instret();
+	uint64_t v;
+	__asm__ volatile("csrr %0, instret" : "=r"(v));
+	return v;
+}
+
 #endif

@@ -2,8 +2,9 @@
  * The NoC benchmark behind `make bench-noc` (scripts/bench-noc runs it under
  * -icount and collects the lines). Shell command `bench-noc [reps]`: every
  * result is one line "bench-noc: {json}". All figures use the real message path;
- * times are guest time from the time CSR, instruction counts from instret
- * (exact only under -icount, which also serialises the harts).
+ * times are each core's clock (kernel/vtime.h: its own virtual clock with vtime=1, else
+ * the machine's), instruction counts the core's own (core_instructions: the vclock
+ * plugin's exact count, or instret, exact only under -icount, which serialises the harts).
  */
 #include "kernel/shell.h"
 #include "kernel/console.h"
@@ -19,6 +20,7 @@
 #include "lib/string.h"
 #include "lib/stats.h"
 #include "kernel/vtime.h"
+#include "kernel/vclock.h"
 
 #define MAX_REPS 32
 
@@ -71,9 +73,18 @@ static unsigned core_at_hops(unsigned h)
 struct overhead {
 	unsigned src, dst;
 	volatile int sent;
+	uint64_t sent_ns; /* the sender's clock after its send */
 	uint64_t send_instr, recv_instr;
 	int err;
 };
+
+/* This core's work so far, in instructions. Under virtual time its clock / ns per instruction:
+ * the clock takes back the instructions of waits (a receive settles first), which are the
+ * emulator's, not the message path's. */
+static uint64_t work_now(void)
+{
+	return vtime_active ? vtime_now_ns() / vtime_ns_per_insn : core_instructions();
+}
 
 static void overhead_side(void *arg)
 {
@@ -81,17 +92,19 @@ static void overhead_side(void *arg)
 	char buf[8] = "overhead";
 	struct msg_status st;
 	if (this_cpu() == o->src) {
-		uint64_t i0 = read_instret();
+		uint64_t i0 = work_now();
 		o->err |= msg_send((int)o->dst, 4, buf, sizeof buf);
-		o->send_instr = read_instret() - i0;
+		o->send_instr = work_now() - i0;
+		o->sent_ns = vtime_now_ns();
 		__atomic_store_n(&o->sent, 1, __ATOMIC_RELEASE);
 		ipi_send(o->dst, IPI_WAKE);
 	} else {
 		WAIT_UNTIL(__atomic_load_n(&o->sent, __ATOMIC_ACQUIRE), 0);
-		timer_sleep_us(20); /* past the delivery time: no waiting inside recv */
-		uint64_t i0 = read_instret();
+		/* past the delivery time on this core's clock: no waiting inside recv */
+		vtime_sleep_until_ns(o->sent_ns + 20000, 0);
+		uint64_t i0 = work_now();
 		o->err |= msg_recv((int)o->src, 4, buf, sizeof buf, &st);
-		o->recv_instr = read_instret() - i0;
+		o->recv_instr = work_now() - i0;
 	}
 }
 
