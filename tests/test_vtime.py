@@ -81,12 +81,3 @@ def test_two_boots_give_the_same_virtual_times(boot):
     a, b = barrier(boot, 16), barrier(boot, 16)
     assert a == b
 
-
-def test_every_kernel_suite_passes_on_the_cores_clocks(boot):
-    """ktest=all with vtime=1 on 36 harts: the dispatcher's timed tasks, a kernel call behind a
-    master's tasks and the periodic NoC sampler all keep their properties when every core keeps its
-    own clock (a task carries the clock of whoever queued or ended it)."""
-    r = boot(harts=36, bootargs="vtime=1 ktest=all", timeout=400)
-    assert "virtual time: one clock per core" in r.output
-    passed, failed = ktest_summary(r.output)
-    assert failed == 0 and passed > 70, r.output[-3000:]
