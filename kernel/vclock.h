@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "kernel/config.h"
 #include "kernel/hart.h"
+#include "arch/riscv/csr.h"
 #include "vclock/vclock_abi.h"
 
 #define VCLOCK_SLOTS MOSAIC_MAX_HARTS
@@ -57,11 +58,7 @@ static inline uint64_t vclock_instret(void)
  * the instret CSR, which under -icount is the machine's count (every hart's, docs/time.md). */
 static inline uint64_t core_instructions(void)
 {
-	if (vclock_present)
-		return vclock_instret();
-	uint64_t v;
-	__asm__ volatile("csrr %0, instret" : "=r"(v));
-	return v;
+	return vclock_present ? vclock_instret() : read_instret();
 }
 
 #endif
