@@ -37,6 +37,7 @@ BOOTARG_U64("vtime_sync", vtime_lax, 0, 1, "virtual time: 0 conservative synchro
 BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns per instruction (1: 1 GHz, 1 IPC)");
 
 #define VTIME_POLL_US 20 /* machine time between two looks of a core that may not move yet */
+#define VTIME_STALL_POLLS 50000 /* looks in a row without moving after which a core reports the clocks once */
 
 struct vtime_core {
 	volatile uint64_t skip;      /* clock = instructions x ns_per_insn + skip (mod 2^64) */
@@ -47,6 +48,7 @@ struct vtime_core {
 	volatile uint32_t waiting;
 	uint64_t late, late_ns;      /* messages posted after it had looked past their arrival (atomic) */
 	uint64_t jumps, polls;       /* its own statistics */
+	uint64_t polls_in_a_row;     /* looks since it last moved (a stall report after VTIME_STALL_POLLS) */
 } __attribute__((aligned(64)));
 
 static struct vtime_core vt[MOSAIC_MAX_HARTS];
@@ -215,6 +217,19 @@ static void looked(struct vtime_core *v, uint64_t t)
 		v->last_look = t;
 }
 
+/* A core that has looked VTIME_STALL_POLLS times without being allowed to move: the first one
+ * prints every clock and bound, so that a stall (a bound that never rises) can be diagnosed
+ * from the log. Diagnostic only: the core goes on waiting. */
+static void stall_report(unsigned me, uint64_t target)
+{
+	static uint32_t reported;
+	if (__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL))
+		return;
+	kprintf("vtime: core %u has waited %u looks to move its clock to %lu ns; the clocks:\n", me,
+		VTIME_STALL_POLLS, target);
+	vtime_dump();
+}
+
 bool vtime_idle(uint64_t next_ns, uint64_t *wake_ticks)
 {
 	if (!vtime_active) {
@@ -233,11 +248,14 @@ bool vtime_idle(uint64_t next_ns, uint64_t *wake_ticks)
 	if (vtime_lax || target <= safe_until(me)) {
 		v->jumped_to = target;
 		v->jumps++;
+		v->polls_in_a_row = 0;
 		set_clock(v, target);
 		looked(v, target);
 		return true;
 	}
 	v->polls++;
+	if (++v->polls_in_a_row == VTIME_STALL_POLLS)
+		stall_report(me, target);
 	*wake_ticks = timer_now() + timer_us_to_ticks(VTIME_POLL_US);
 	return false;
 }
@@ -317,7 +335,28 @@ void vtime_late_totals(uint64_t *late, uint64_t *late_ns)
 	}
 }
 
-SHELL_CMD(vtime, "vtime", "each core's virtual clock, jumps, polls and late messages (consumed after their arrival)")
+void vtime_dump(void)
+{
+	kprintf("vtime: %s synchronisation, %lu ns per instruction\n", vtime_lax ? "lax" : "conservative",
+		vtime_ns_per_insn);
+	kprintf("core        clock_ns   jumps    polls   late  late_ns  state  bound_ns\n");
+	for (unsigned c = 0; c < hart_count; c++) {
+		const struct vtime_core *v = &vt[c];
+		uint64_t lb = lower_bound(c);
+		kprintf("%4u  %14lu  %6lu  %7lu  %5lu  %7lu  %-5s  ", c, vtime_of(c), v->jumps, v->polls, v->late,
+			v->late_ns, v->waiting ? "wait" : "run");
+		if (lb == UINT64_MAX)
+			kprintf("none\n");
+		else
+			kprintf("%lu\n", lb);
+	}
+	uint64_t late, late_ns;
+	vtime_late_totals(&late, &late_ns);
+	kprintf("vtime: late=%lu late_ns=%lu\n", late, late_ns);
+}
+
+SHELL_CMD(vtime, "vtime", "each core's virtual clock, jumps, polls, late messages (consumed after their arrival), "
+	  "whether it waits and its lower bound (none: it waits for nothing)")
 {
 	if (argc != 1)
 		return SHELL_USAGE;
@@ -325,14 +364,6 @@ SHELL_CMD(vtime, "vtime", "each core's virtual clock, jumps, polls and late mess
 		kprintf("vtime: off (the machine's serial clock; boot with vtime=1 and the vclock plugin)\n");
 		return 0;
 	}
-	kprintf("vtime: %s synchronisation, %lu ns per instruction\n", vtime_lax ? "lax" : "conservative",
-		vtime_ns_per_insn);
-	kprintf("core        clock_ns   jumps    polls   late  late_ns\n");
-	for (unsigned c = 0; c < hart_count; c++)
-		kprintf("%4u  %14lu  %6lu  %7lu  %5lu  %7lu\n", c, vtime_of(c), vt[c].jumps, vt[c].polls, vt[c].late,
-			vt[c].late_ns);
-	uint64_t late, late_ns;
-	vtime_late_totals(&late, &late_ns);
-	kprintf("vtime: late=%lu late_ns=%lu\n", late, late_ns);
+	vtime_dump();
 	return 0;
 }

@@ -87,6 +87,10 @@ bool vtime_sleep_until_ns(uint64_t deadline_ns, bool (*stop)(void));
 /* The NoC tells virtual time its minimum latency between two cores (the lookahead). */
 void vtime_set_lookahead(uint64_t (*fn)(unsigned from, unsigned to));
 
+/* Prints every core's clock, statistics, state and lower bound (the vtime shell command; a
+ * core that has waited VTIME_STALL_POLLS looks in a row without moving prints it once). */
+void vtime_dump(void);
+
 /* Messages posted after their receiver had looked past their arrival, and by how much. */
 void vtime_late_totals(uint64_t *late, uint64_t *late_ns);
 
