@@ -48,7 +48,7 @@ struct vtime_core {
 	volatile uint32_t waiting;
 	uint64_t late, late_ns;      /* messages posted after it had looked past their arrival (atomic) */
 	uint64_t jumps, polls;       /* its own statistics */
-	uint64_t polls_in_a_row;     /* looks since it last moved (a stall report after VTIME_STALL_POLLS) */
+	uint64_t polls_in_a_row;     /* looks in this wait without moving (a stall report after VTIME_STALL_POLLS) */
 } __attribute__((aligned(64)));
 
 static struct vtime_core vt[MOSAIC_MAX_HARTS];
@@ -164,6 +164,7 @@ void vtime_wait_begin(void)
 	struct vtime_core *v = &vt[this_cpu()];
 	__atomic_store_n(&v->wait_start, vtime_now_ns(), __ATOMIC_RELAXED);
 	v->jumped_to = 0;
+	v->polls_in_a_row = 0; /* a stall is counted within one wait, not across many short ones */
 	__atomic_store_n(&v->wait_next, UINT64_MAX, __ATOMIC_RELAXED);
 	__atomic_store_n(&v->waiting, 1, __ATOMIC_RELEASE);
 	fence();
