@@ -130,6 +130,22 @@ static uint64_t lower_bound(unsigned c)
 	return next > start ? next : start;
 }
 
+/* The least lower bound of all cores, as the latest look of a waiting core found it. It
+ * never falls: a core's bound drops only when another starts it or sends to it, and then
+ * to no less than that sender's own bound. So an old value is a safe underestimate (up to
+ * the look reading the bounds one by one, which the NoC's use of it tolerates: a dropped
+ * link booking can only make a message wait less, never lose it). */
+static uint64_t floor_seen;
+
+uint64_t vtime_floor_ns(void) { return __atomic_load_n(&floor_seen, __ATOMIC_ACQUIRE); }
+
+static void atomic_max(uint64_t *p, uint64_t v)
+{
+	uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v > old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		;
+}
+
 /*
  * The latest time up to which no message can still arrive here unseen. Besides each
  * core's own bound, a waiting core can be started at once by another through a
@@ -154,6 +170,9 @@ static uint64_t safe_until(unsigned me)
 	}
 	if (lowest != UINT64_MAX && lowest + least_latency < safe)
 		safe = lowest + least_latency;
+	uint64_t mine = lower_bound(me), least = mine < lowest ? mine : lowest;
+	if (least != UINT64_MAX)
+		atomic_max(&floor_seen, least); /* the floor for free: this look read every bound */
 	return safe;
 }
 

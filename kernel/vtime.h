@@ -41,6 +41,11 @@ uint64_t vtime_now_ticks(void);
 /* Another core's clock as far as it has published it (exact for a waiting core). */
 uint64_t vtime_of(unsigned core);
 
+/* A time before which no core can send any more: the least lower bound of all cores as the
+ * last look of a waiting core found it (O(1); an underestimate when nobody has looked lately,
+ * and never moved in lax mode). Bookings of NoC links that end before it can be dropped. */
+uint64_t vtime_floor_ns(void);
+
 /* Moves this core's clock forward to t if it is behind (an event with a time reached it). */
 void vtime_advance_to(uint64_t t_ns);
 

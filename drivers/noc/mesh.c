@@ -57,31 +57,17 @@ const char *mesh_init(const char *spec, unsigned cores, char *err, unsigned errl
 
 static unsigned absdiff(unsigned a, unsigned b) { return a > b ? a - b : b - a; }
 
+/* From the tile table, not noc_timing_hops: virtual time's lookahead asks for every core on
+ * every look, and the division that the pure version needs is slow under emulation. */
 unsigned mesh_hops(unsigned src, unsigned dst)
 {
 	return absdiff(mesh_tiles[src].x, mesh_tiles[dst].x) + absdiff(mesh_tiles[src].y, mesh_tiles[dst].y);
 }
 
+/* Core c sits at tile (c % w, c / w), so the timing model's pure route is the mesh's. */
 unsigned mesh_route(unsigned src, unsigned dst, unsigned *links, unsigned max)
 {
-	unsigned x = mesh_tiles[src].x, y = mesh_tiles[src].y;
-	unsigned tx = mesh_tiles[dst].x, ty = mesh_tiles[dst].y;
-	unsigned n = 0;
-	while (x != tx) {
-		enum mesh_dir d = tx > x ? MESH_EAST : MESH_WEST;
-		if (n < max)
-			links[n] = mesh_link(mesh_core_at(x, y), d);
-		n++;
-		x = tx > x ? x + 1 : x - 1;
-	}
-	while (y != ty) {
-		enum mesh_dir d = ty > y ? MESH_SOUTH : MESH_NORTH;
-		if (n < max)
-			links[n] = mesh_link(mesh_core_at(x, y), d);
-		n++;
-		y = ty > y ? y + 1 : y - 1;
-	}
-	return n;
+	return noc_timing_route(mesh.w, src, dst, links, max);
 }
 
 unsigned mesh_link_target(unsigned link)

@@ -10,8 +10,10 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "kernel/config.h"
+#include "drivers/noc/timing.h"
 
-enum mesh_dir { MESH_EAST = 0, MESH_WEST, MESH_NORTH, MESH_SOUTH, MESH_DIRS };
+/* The timing model's directions (drivers/noc/timing.h): one numbering of links for both. */
+enum mesh_dir { MESH_EAST = NOC_EAST, MESH_WEST = NOC_WEST, MESH_NORTH = NOC_NORTH, MESH_SOUTH = NOC_SOUTH, MESH_DIRS = NOC_DIRS };
 
 struct mesh_tile {
 	uint16_t x, y;

@@ -3,11 +3,13 @@
  *
  * A message of L bytes sent from s to d at time t becomes visible at d at
  *   t + t_inject + h(s,d) * t_hop + ceil(L / flit_bytes) * t_flit + link waits.
- * Walking the XY route, the head reaches link i at time a_i; if the link is booked
- * until b > a_i the head waits until b. The link is then booked from the head's
- * arrival until the tail has crossed it (a_i + flits * t_flit), and the head moves
- * on t_hop later. Two flows that share a link therefore delay each other; flows on
- * disjoint links do not. Messages between one pair never overtake each other.
+ * Walking the XY route, the head reaches link i at time a_i and takes the earliest
+ * gap at or after a_i in the link's bookings that is long enough for the tail
+ * (flits * t_flit), waiting if it must; it books that interval and moves on t_hop
+ * later (drivers/noc/timing.c: bookings are intervals of time, so a sender whose
+ * clock is behind is not delayed by a booking made in its future). Two flows that
+ * share a link therefore delay each other; flows on disjoint links do not. Messages
+ * between one pair never overtake each other.
  */
 #include "drivers/noc/noc.h"
 #include "drivers/timer.h"
@@ -22,17 +24,17 @@
 #include "kernel/vtime.h"
 
 struct noc_params noc_params = {
-	.t_inject_ns = NOC_T_INJECT_NS_DEFAULT,
-	.t_hop_ns = NOC_T_HOP_NS_DEFAULT,
-	.t_flit_ns = NOC_T_FLIT_NS_DEFAULT,
-	.flit_bytes = NOC_FLIT_BYTES_DEFAULT,
+	.timing = {.t_inject_ns = NOC_T_INJECT_NS_DEFAULT,
+		   .t_hop_ns = NOC_T_HOP_NS_DEFAULT,
+		   .t_flit_ns = NOC_T_FLIT_NS_DEFAULT,
+		   .flit_bytes = NOC_FLIT_BYTES_DEFAULT},
 	.depth = NOC_MAILBOX_DEPTH_DEFAULT,
 	.check_xsend = 1,
 };
-BOOTARG_U64("noc_t_inject", noc_params.t_inject_ns, 0, 1000000000, "NoC: injection time of a message, ns");
-BOOTARG_U64("noc_t_hop", noc_params.t_hop_ns, 0, 1000000000, "NoC: head latency per hop, ns");
-BOOTARG_U64("noc_t_flit", noc_params.t_flit_ns, 0, 1000000000, "NoC: time of one flit on one link, ns");
-BOOTARG_U64("noc_flit_bytes", noc_params.flit_bytes, 1, 4096, "NoC: payload bytes per flit");
+BOOTARG_U64("noc_t_inject", noc_params.timing.t_inject_ns, 0, 1000000000, "NoC: injection time of a message, ns");
+BOOTARG_U64("noc_t_hop", noc_params.timing.t_hop_ns, 0, 1000000000, "NoC: head latency per hop, ns");
+BOOTARG_U64("noc_t_flit", noc_params.timing.t_flit_ns, 0, 1000000000, "NoC: time of one flit on one link, ns");
+BOOTARG_U64("noc_flit_bytes", noc_params.timing.flit_bytes, 1, 4096, "NoC: payload bytes per flit");
 BOOTARG_U64("noc_depth", noc_params.depth, 1, NOC_MAILBOX_DEPTH_MAX, "NoC: mailbox slots (credits) per core");
 BOOTARG_U64("noc_check_xsend", noc_params.check_xsend, 0, 1, "NoC: check xsend's rules R2/R3 at run time");
 
@@ -41,7 +43,7 @@ BOOTARG_STR("mesh", mesh_spec, "mesh geometry WxH (default: the most square W x 
 
 struct noc_mailbox noc_mailboxes[MOSAIC_MAX_HARTS];
 struct noc_mailbox noc_user_mailboxes[MOSAIC_MAX_HARTS];
-struct noc_link_stats noc_links[MESH_MAX_LINKS];
+struct noc_link noc_links[MESH_MAX_LINKS];
 struct noc_core_stats noc_core_stats[MOSAIC_MAX_HARTS];
 
 /* Private to the sending core: row src is only touched by core src. */
@@ -87,48 +89,23 @@ const char *noc_init(void)
 uint64_t noc_now_ns(void) { return vtime_now_ns(); } /* the core's own clock under virtual time */
 
 
-uint64_t noc_model_ns(unsigned hops, uint32_t len)
-{
-	return noc_params.t_inject_ns + hops * noc_params.t_hop_ns + noc_flits(len) * noc_params.t_flit_ns;
-}
+uint64_t noc_model_ns(unsigned hops, uint32_t len) { return noc_timing_latency(&noc_params.timing, hops, len); }
 
-/* Books one link for a head arriving at t; returns when the head may move on. */
-static inline uint64_t book_link(unsigned link, uint64_t t, uint64_t hold, uint32_t flits, uint64_t now, bool xsend,
-				 uint64_t *waited, bool *r3_broken)
-{
-	struct noc_link_stats *l = &noc_links[link];
-	if (xsend && l->busy_until_ns > now)
-		*r3_broken = true;
-	uint64_t start = t > l->busy_until_ns ? t : l->busy_until_ns;
-	*waited += start - t;
-	l->wait_ns += start - t;
-	l->busy_until_ns = start + hold;
-	l->messages++;
-	l->flits += flits;
-	l->busy_ns += hold;
-	return start + noc_params.t_hop_ns;
-}
+/* The earliest time any core can still send a message: bookings that end before it can
+ * be dropped. On the serial clock every core's next send is at the machine's time or later. */
+static uint64_t sending_floor(void) { return vtime_active ? vtime_floor_ns() : timer_now_ns(); }
 
-/* Books the XY route (the same walk as mesh_route) and returns the delivery time;
+/* Books the XY route under the network's lock and returns the delivery time;
  * *wait_ns gets the time the head spent on busy links. */
 static uint64_t book_route(unsigned src, unsigned dst, uint32_t flits, uint64_t now, bool xsend, uint64_t *wait_ns,
 			   unsigned *hops_out, bool *r3_broken)
 {
-	uint64_t hold = flits * noc_params.t_flit_ns;
-	uint64_t t = now + noc_params.t_inject_ns, waited = 0;
-	unsigned x = mesh_tiles[src].x, y = mesh_tiles[src].y, tx = mesh_tiles[dst].x, ty = mesh_tiles[dst].y;
-	unsigned hops = (x > tx ? x - tx : tx - x) + (y > ty ? y - ty : ty - y);
 	uint64_t s = spin_lock(&net_lock);
-	for (; x != tx; x = tx > x ? x + 1 : x - 1)
-		t = book_link(mesh_link(mesh_core_at(x, y), tx > x ? MESH_EAST : MESH_WEST), t, hold, flits, now, xsend,
-			      &waited, r3_broken);
-	for (; y != ty; y = ty > y ? y + 1 : y - 1)
-		t = book_link(mesh_link(mesh_core_at(x, y), ty > y ? MESH_SOUTH : MESH_NORTH), t, hold, flits, now,
-			      xsend, &waited, r3_broken);
+	uint64_t t = noc_timing_book_route(&noc_params.timing, mesh.w, noc_links, src, dst, flits, now, sending_floor,
+					   wait_ns, xsend ? r3_broken : 0);
 	spin_unlock(&net_lock, s);
-	*wait_ns = waited;
-	*hops_out = hops;
-	return t + hold;
+	*hops_out = mesh_hops(src, dst);
+	return t;
 }
 
 void noc_wake(unsigned core)

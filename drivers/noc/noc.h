@@ -70,13 +70,6 @@ struct noc_mailbox {
 	uint64_t credit_queued[MOSAIC_MAX_HARTS / 64];
 };
 
-struct noc_link_stats {
-	uint64_t busy_until_ns; /* booked until then (wormhole: head arrival .. tail departure) */
-	uint64_t messages;
-	uint64_t flits;
-	uint64_t busy_ns;
-	uint64_t wait_ns;       /* time heads waited for this link */
-};
 
 struct noc_core_stats {
 	uint64_t sent, received;
@@ -87,7 +80,8 @@ struct noc_core_stats {
 };
 
 struct noc_params {
-	uint64_t t_inject_ns, t_hop_ns, t_flit_ns, flit_bytes, depth;
+	struct noc_timing timing; /* the latency model's parameters (drivers/noc/timing.h) */
+	uint64_t depth;
 	uint64_t check_xsend; /* check xsend's rules R2/R3 at run time */
 };
 
@@ -101,7 +95,8 @@ static inline struct noc_mailbox *noc_mailbox_of(unsigned core, uint16_t type)
 {
 	return type & NOC_TYPE_USER ? &noc_user_mailboxes[core] : &noc_mailboxes[core];
 }
-extern struct noc_link_stats noc_links[MESH_MAX_LINKS];
+/* The links' bookings and statistics, booked under the NoC's lock (one route at a time). */
+extern struct noc_link noc_links[MESH_MAX_LINKS];
 extern struct noc_core_stats noc_core_stats[MOSAIC_MAX_HARTS];
 
 /* Sets up the mesh and the mailboxes from the boot arguments; NULL or an error message. */
@@ -110,10 +105,7 @@ const char *noc_init(void);
 uint64_t noc_now_ns(void);
 /* Model delay of an uncontended message of len bytes over h hops. */
 uint64_t noc_model_ns(unsigned hops, uint32_t len);
-static inline uint32_t noc_flits(uint32_t len)
-{
-	return len == 0 ? 1 : (uint32_t)((len + noc_params.flit_bytes - 1) / noc_params.flit_bytes);
-}
+static inline uint32_t noc_flits(uint32_t len) { return noc_timing_flits(&noc_params.timing, len); }
 
 /*
  * Puts a message into dst's mailbox. Returns 0, -EBUSY if dst has no free slot

@@ -36,7 +36,8 @@ SHELL_CMD(noc, "noc [reset]", "NoC heat map of link busy time and per-core messa
 		return SHELL_USAGE;
 	if (argc == 2) {
 		for (unsigned l = 0; l < MESH_MAX_LINKS; l++)
-			noc_links[l].messages = noc_links[l].flits = noc_links[l].busy_ns = noc_links[l].wait_ns = 0;
+			noc_links[l].messages = noc_links[l].flits = noc_links[l].busy_ns = noc_links[l].wait_ns =
+				noc_links[l].forgotten = 0; /* the bookings stay: they are the network's state */
 		for (unsigned c = 0; c < MOSAIC_MAX_HARTS; c++)
 			noc_core_stats[c] = (struct noc_core_stats){0};
 		kprintf("noc: statistics reset\n");
@@ -75,15 +76,20 @@ SHELL_CMD(noc, "noc [reset]", "NoC heat map of link busy time and per-core messa
 		}
 		kprintf("\n");
 	}
-	uint64_t sent = 0, bytes = 0, stalls = 0;
+	uint64_t sent = 0, bytes = 0, stalls = 0, forgotten = 0;
 	for (unsigned c = 0; c < mesh.cores; c++) {
 		sent += noc_core_stats[c].sent;
 		bytes += noc_core_stats[c].bytes_sent;
 		stalls += noc_core_stats[c].credit_stalls;
+		for (unsigned d = 0; d < MESH_DIRS; d++)
+			forgotten += noc_links[mesh_link(c, (enum mesh_dir)d)].forgotten;
 	}
 	kprintf("messages %lu, body bytes %lu, sends that found no credit %lu\n", sent, bytes, stalls);
+	kprintf("link bookings forgotten while still reachable: %lu (each link keeps %u)\n", forgotten,
+		NOC_LINK_BOOKINGS);
+	const struct noc_timing *m = &noc_params.timing;
 	kprintf("model: t_inject %lu ns, t_hop %lu ns, t_flit %lu ns, %lu bytes/flit, %lu-slot mailboxes\n",
-		noc_params.t_inject_ns, noc_params.t_hop_ns, noc_params.t_flit_ns, noc_params.flit_bytes, noc_params.depth);
+		m->t_inject_ns, m->t_hop_ns, m->t_flit_ns, m->flit_bytes, noc_params.depth);
 	return 0;
 }
 
@@ -94,18 +100,19 @@ static void dump_json(int status)
 		return;
 	kprintf("noc-stats-json-begin\n{\"mesh\": {\"w\": %u, \"h\": %u},\n", mesh.w, mesh.h);
 	kprintf("\"params\": {\"t_inject_ns\": %lu, \"t_hop_ns\": %lu, \"t_flit_ns\": %lu, \"flit_bytes\": %lu, "
-		"\"depth\": %lu},\n\"links\": [",
-		noc_params.t_inject_ns, noc_params.t_hop_ns, noc_params.t_flit_ns, noc_params.flit_bytes, noc_params.depth);
+		"\"depth\": %lu, \"link_bookings\": %u},\n\"links\": [",
+		noc_params.timing.t_inject_ns, noc_params.timing.t_hop_ns, noc_params.timing.t_flit_ns,
+		noc_params.timing.flit_bytes, noc_params.depth, NOC_LINK_BOOKINGS);
 	bool first = true;
 	for (unsigned c = 0; c < mesh.cores; c++)
 		for (unsigned d = 0; d < MESH_DIRS; d++) {
-			struct noc_link_stats *l = &noc_links[mesh_link(c, (enum mesh_dir)d)];
+			struct noc_link *l = &noc_links[mesh_link(c, (enum mesh_dir)d)];
 			if (!l->messages)
 				continue;
 			kprintf("%s\n {\"from\": %u, \"to\": %u, \"dir\": \"%s\", \"messages\": %lu, \"flits\": %lu, "
-				"\"busy_ns\": %lu, \"wait_ns\": %lu}",
+				"\"busy_ns\": %lu, \"wait_ns\": %lu, \"forgotten\": %lu}",
 				first ? "" : ",", c, mesh_link_target(mesh_link(c, (enum mesh_dir)d)),
-				mesh_dir_name((enum mesh_dir)d), l->messages, l->flits, l->busy_ns, l->wait_ns);
+				mesh_dir_name((enum mesh_dir)d), l->messages, l->flits, l->busy_ns, l->wait_ns, l->forgotten);
 			first = false;
 		}
 	kprintf("],\n\"cores\": [");

@@ -480,8 +480,8 @@ SHELL_CMD(bench_kernel, "bench_kernel [reps]",
 		kprintf("%s%u", i ? ", " : "", picos[i]);
 	kprintf("], \"watchdog_core\": %d, \"icount\": %lu, \"instret_machine_wide\": %s, \"reps\": %u, \"t_inject_ns\": %lu, \"t_hop_ns\": %lu, "
 		"\"t_flit_ns\": %lu, \"flit_bytes\": %lu}\n",
-		watcher, timer_icount, instret_machine_wide() ? "true" : "false", reps, noc_params.t_inject_ns,
-		noc_params.t_hop_ns, noc_params.t_flit_ns, noc_params.flit_bytes);
+		watcher, timer_icount, instret_machine_wide() ? "true" : "false", reps,
+		noc_params.timing.t_inject_ns, noc_params.timing.t_hop_ns, noc_params.timing.t_flit_ns, noc_params.timing.flit_bytes);
 
 	unsigned caller = picos[0];
 	bench_local("local", caller, KC_CORE_ID, 0);

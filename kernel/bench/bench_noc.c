@@ -193,7 +193,7 @@ static void bench_coll(unsigned kind, unsigned n, unsigned reps, uint32_t len, i
 		t[m++] = timer_ticks_to_ns(last - b.start[r]);
 	}
 	uint64_t measured = median_u64(t, m);
-	uint64_t bound = 2 * b.ecc * noc_params.t_hop_ns;
+	uint64_t bound = 2 * b.ecc * noc_params.timing.t_hop_ns;
 	if (kind == 0)
 		kprintf("bench-noc: {\"kind\": \"barrier\", \"cores\": %u, \"tree_depth\": %u, \"eccentricity\": %u, "
 			"\"model_lower_bound_ns\": %lu, \"measured_ns\": %lu, \"per_level_overhead_ns\": %lu, "
@@ -218,8 +218,8 @@ SHELL_CMD(bench_noc, "bench_noc [reps: 2..31, default 5]", "NoC benchmark (run b
 	int err = 0;
 	kprintf("bench-noc: {\"kind\": \"setup\", \"mesh\": \"%ux%u\", \"icount\": %lu, \"reps\": %lu, \"t_inject_ns\": %lu, "
 		"\"t_hop_ns\": %lu, \"t_flit_ns\": %lu, \"flit_bytes\": %lu, \"depth\": %lu}\n",
-		mesh.w, mesh.h, timer_icount, reps, noc_params.t_inject_ns, noc_params.t_hop_ns, noc_params.t_flit_ns,
-		noc_params.flit_bytes, noc_params.depth);
+		mesh.w, mesh.h, timer_icount, reps, noc_params.timing.t_inject_ns, noc_params.timing.t_hop_ns,
+		noc_params.timing.t_flit_ns, noc_params.timing.flit_bytes, noc_params.depth);
 	for (unsigned h = 1; h <= mesh.w + mesh.h - 2; h++) {
 		uint64_t m = oneway_median(0, core_at_hops(h), 8, (unsigned)reps, &err);
 		kprintf("bench-noc: {\"kind\": \"latency_vs_hops\", \"hops\": %u, \"bytes\": 8, \"model_ns\": %lu, "

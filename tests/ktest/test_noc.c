@@ -8,6 +8,7 @@
 #include "kernel/msg/group.h"
 #include "drivers/noc/noc.h"
 #include "drivers/timer.h"
+#include "kernel/vtime.h"
 #include "lib/string.h"
 #include "lib/format.h"
 
@@ -152,7 +153,7 @@ KTEST(noc, longer_message_pays_the_flit_term)
 	uint64_t extra_flits = noc_flits(16 * 1024) - noc_flits(16);
 	KT_ASSERT_EQ(small.t_deliver_ns - small.t_send_ns, noc_model_ns(h, 16));
 	KT_ASSERT_EQ((big.t_deliver_ns - big.t_send_ns) - (small.t_deliver_ns - small.t_send_ns),
-		     extra_flits * noc_params.t_flit_ns);
+		     extra_flits * noc_params.timing.t_flit_ns);
 	KT_ASSERT(big.t_recv_ns - big.t_send_ns >= big.t_deliver_ns - big.t_send_ns);
 }
 
@@ -164,6 +165,7 @@ KTEST(noc, longer_message_pays_the_flit_term)
 struct flows {
 	unsigned a_src, a_dst, b_src, b_dst;
 	volatile int a_sent;
+	uint64_t a_clock; /* A's clock when its send returned: B sends after that */
 	struct msg_status a, b;
 	int err;
 };
@@ -176,10 +178,14 @@ static void flow_side(void *arg)
 	int e = 0;
 	if (me == f->a_src) {
 		e = msg_send((int)f->a_dst, 2, body, sizeof body);
+		f->a_clock = noc_now_ns();
 		__atomic_store_n(&f->a_sent, 1, __ATOMIC_RELEASE);
 		ipi_send(f->b_src, IPI_WAKE);
 	} else if (me == f->b_src) {
 		WAIT_UNTIL(__atomic_load_n(&f->a_sent, __ATOMIC_ACQUIRE), 0);
+		/* the handshake is shared memory, which carries no time: B's clock is put after A's
+		 * send (+ one hop, so that B's head reaches the shared link after A's head did) */
+		vtime_advance_to(f->a_clock + noc_params.timing.t_hop_ns);
 		e = msg_send((int)f->b_dst, 2, body, 16);
 	} else if (me == f->a_dst) {
 		e = msg_recv((int)f->a_src, 2, in[0], sizeof in[0], &f->a);
@@ -214,9 +220,9 @@ KTEST(noc, contention_on_a_shared_link)
 	KT_ASSERT_EQ(disjoint.b.t_deliver_ns - disjoint.b.t_send_ns, noc_model_ns(3, 16));
 	/* shared: B's head reaches link (1,0)->(2,0) (A's 2nd link, B's 1st) while A's 256
 	 * flits still hold it; the model predicts exactly how long it waits */
-	uint64_t a_holds_until = shared.a.t_send_ns + noc_params.t_inject_ns + 1 * noc_params.t_hop_ns +
-				 noc_flits(FLOW_A_BYTES) * noc_params.t_flit_ns;
-	uint64_t b_arrives = shared.b.t_send_ns + noc_params.t_inject_ns;
+	uint64_t a_holds_until = shared.a.t_send_ns + noc_params.timing.t_inject_ns + 1 * noc_params.timing.t_hop_ns +
+				 noc_flits(FLOW_A_BYTES) * noc_params.timing.t_flit_ns;
+	uint64_t b_arrives = shared.b.t_send_ns + noc_params.timing.t_inject_ns;
 	uint64_t predicted_wait = a_holds_until > b_arrives ? a_holds_until - b_arrives : 0;
 	KT_ASSERT(predicted_wait > 0);
 	KT_ASSERT_EQ(shared.b.t_wait_ns, predicted_wait);
