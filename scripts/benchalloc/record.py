@@ -59,6 +59,8 @@ def make_data(args, boots, figs, revision, kernel_sha, runtime, repeat):
         "scenario_guest_timeout_s": GUEST_TIMEOUT_S,
         "noc": noc_parameters(),
         "icount": ICOUNT_NOTE,
+        "clock": args.clock + (" (vtime=1: every core's own clock, docs/time.md)" if args.clock == "virtual" else
+                               " (the machine's clock: the work of all harts adds up)"),
         "timing": "t_submit: the jobs' common submission instant; wait_ns = t_start - t_submit (the thesis's job "
                   "wait time); alloc_ns = t_alloc - t_submit (the home has all the cores); handover_ns = t_alloc "
                   "minus t_end of the job that "

@@ -15,7 +15,8 @@ from .plan import Boot
 
 def run_boot(b, args):
     """Boots one configuration and parses its ALLOCJOB, ALLOCRUN and PROPBENCH lines; says what went wrong."""
-    cmd = mosaiclib.qemu_command(kernel=args.kernel, harts=b.harts, bootargs=b.bootargs, icount=True)
+    bootargs = ("vtime=1 " + b.bootargs) if args.clock == "virtual" else b.bootargs
+    cmd = mosaiclib.qemu_command(kernel=args.kernel, harts=b.harts, bootargs=bootargs, icount=True)
     log = args.logs / f"alloc-{b.id}.log"
     r = mosaiclib.run_qemu(cmd, timeout=args.timeout, log_path=log)
     res = {"qemu": " ".join(cmd), "status": r.status, "timed_out": r.timed_out, "wall_s": round(r.wall_s, 2),
