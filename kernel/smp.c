@@ -42,6 +42,29 @@ void hart_secondary_main(struct hart *h)
 	hart_idle_loop();
 }
 
+/* The boot claim and the check-in of harts the firmware released into _start after the
+ * boot hart (arch/riscv/entry.S). In .data, so that the boot hart's clearing of the BSS
+ * does not wipe a check-in; written before the BSS is cleared. */
+uint32_t boot_claim __attribute__((section(".data")));
+uint64_t boot_strays[MOSAIC_MAX_HARTS] __attribute__((section(".data")));
+
+/* hart_start said "already available": if the hart is a stray parked in entry.S, hand
+ * it its struct hart (it may still be on its way there: wait up to 100 ms for it). */
+static bool adopt_stray(struct hart *h)
+{
+	if (h->hartid >= MOSAIC_MAX_HARTS)
+		return false;
+	for (unsigned tries = 0; __atomic_load_n(&boot_strays[h->hartid], __ATOMIC_ACQUIRE) != 1; tries++) {
+		if (tries == 1000)
+			return false;
+		timer_sleep_us(100);
+	}
+	kprintf("mosaic: hart %u was also released into the kernel's entry by the firmware; starting it from there\n",
+		h->hartid);
+	__atomic_store_n(&boot_strays[h->hartid], (uint64_t)h, __ATOMIC_RELEASE);
+	return true;
+}
+
 static void start_one(unsigned cpu)
 {
 	struct hart *h = &harts[cpu];
@@ -56,6 +79,8 @@ static void start_one(unsigned cpu)
 	h->state = HART_STARTING;
 	fence();
 	struct sbiret r = sbi_hart_start(h->hartid, (uint64_t)secondary_entry, (uint64_t)h);
+	if (r.error == SBI_ERR_ALREADY_AVAILABLE && adopt_stray(h))
+		r.error = SBI_SUCCESS;
 	if (r.error != SBI_SUCCESS) {
 		h->state = HART_FAILED;
 		h->start_error = (int)r.error;

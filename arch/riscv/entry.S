@@ -2,6 +2,8 @@
  * Entry points that C cannot write: the boot hart's first instructions, the
  * secondary harts' start address given to SBI HSM, and the trap vector.
  */
+#include "kernel/config.h"
+
 #define FRAME_SIZE (36 * 8)
 
 	.section .text.entry, "ax"
@@ -11,6 +13,13 @@ _start:
 	.cfi_undefined ra /* the outermost frame: debuggers stop unwinding here */
 	/* OpenSBI fw_dynamic: a0 = hart id (any hart can win the lottery), a1 = device tree */
 	csrw sie, zero
+	/* OpenSBI 1.1 has been seen (once, at 128 harts) to release a second hart here; it
+	 * zeroed the BSS under the boot hart. The first hart claims the boot; any other waits
+	 * in stray_hart before touching memory (boot_claim lives in .data, not in the BSS). */
+	la t0, boot_claim
+	li t1, 1
+	amoswap.w.aqrl t1, t1, (t0)
+	bnez t1, stray_hart
 	li tp, 0
 	la sp, boot_stack_top
 	la t0, __bss_start
@@ -24,6 +33,28 @@ _start:
 3:	wfi
 	j 3b
 	.cfi_endproc
+
+/*
+ * A hart the firmware released into _start after the boot hart: it checks in at
+ * boot_strays[hart id] (1) and spins until the boot hart, whose hart_start for it
+ * failed as "already available", stores its struct hart there (kernel/smp.c); then
+ * it starts like any secondary. No WFI: its interrupts are not set up yet.
+ */
+stray_hart:
+	li t0, MOSAIC_MAX_HARTS
+	bgeu a0, t0, 2f
+	la t0, boot_strays
+	slli t1, a0, 3
+	add t0, t0, t1
+	li t1, 1
+	sd t1, 0(t0)
+	fence rw, rw
+1:	ld a1, 0(t0)
+	beq a1, t1, 1b
+	fence r, rw
+	j secondary_entry
+2:	wfi /* a hart id beyond Mosaic's limit: it never runs */
+	j 2b
 
 	.text
 	.globl secondary_entry
