@@ -183,9 +183,11 @@ static void flow_side(void *arg)
 		ipi_send(f->b_src, IPI_WAKE);
 	} else if (me == f->b_src) {
 		WAIT_UNTIL(__atomic_load_n(&f->a_sent, __ATOMIC_ACQUIRE), 0);
-		/* the handshake is shared memory, which carries no time: B's clock is put after A's
-		 * send (+ one hop, so that B's head reaches the shared link after A's head did) */
-		vtime_advance_to(f->a_clock + noc_params.timing.t_hop_ns);
+		/* B sends one hop's time after A's send returned, on its own clock (the handshake is
+		 * shared memory, which carries no time), so that its head reaches the shared link
+		 * after A's head did: links are booked by intervals, and a head that came first
+		 * would take the gap before A's booking instead of waiting */
+		vtime_sleep_until_ns(f->a_clock + noc_params.timing.t_hop_ns, 0);
 		e = msg_send((int)f->b_dst, 2, body, 16);
 	} else if (me == f->a_dst) {
 		e = msg_recv((int)f->a_src, 2, in[0], sizeof in[0], &f->a);
