@@ -13,7 +13,13 @@
 #include "drivers/noc/timing.h"
 
 /* The timing model's directions (drivers/noc/timing.h): one numbering of links for both. */
-enum mesh_dir { MESH_EAST = NOC_EAST, MESH_WEST = NOC_WEST, MESH_NORTH = NOC_NORTH, MESH_SOUTH = NOC_SOUTH, MESH_DIRS = NOC_DIRS };
+enum mesh_dir {
+	MESH_EAST = NOC_EAST,
+	MESH_WEST = NOC_WEST,
+	MESH_NORTH = NOC_NORTH,
+	MESH_SOUTH = NOC_SOUTH,
+	MESH_DIRS = NOC_DIRS
+};
 
 struct mesh_tile {
 	uint16_t x, y;

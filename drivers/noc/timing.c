@@ -8,15 +8,30 @@ unsigned noc_timing_hops(unsigned w, unsigned src, unsigned dst)
 	return distance(src % w, dst % w) + distance(src / w, dst / w);
 }
 
+/* One step of the XY route towards (tx, ty): x first, then y. Returns the link taken
+ * from (*x, *y) and moves (*x, *y) to the next tile. */
+static unsigned xy_step(unsigned w, unsigned *x, unsigned *y, unsigned tx, unsigned ty)
+{
+	unsigned from = *y * w + *x;
+	enum noc_dir d;
+	if (*x != tx) {
+		d = tx > *x ? NOC_EAST : NOC_WEST;
+		*x = tx > *x ? *x + 1 : *x - 1;
+	} else {
+		d = ty > *y ? NOC_SOUTH : NOC_NORTH;
+		*y = ty > *y ? *y + 1 : *y - 1;
+	}
+	return from * NOC_DIRS + d;
+}
+
 unsigned noc_timing_route(unsigned w, unsigned src, unsigned dst, unsigned *links, unsigned max)
 {
 	unsigned x = src % w, y = src / w, tx = dst % w, ty = dst / w, n = 0;
-	for (; x != tx; x = tx > x ? x + 1 : x - 1, n++)
+	for (; x != tx || y != ty; n++) {
+		unsigned link = xy_step(w, &x, &y, tx, ty);
 		if (n < max)
-			links[n] = (y * w + x) * NOC_DIRS + (tx > x ? NOC_EAST : NOC_WEST);
-	for (; y != ty; y = ty > y ? y + 1 : y - 1, n++)
-		if (n < max)
-			links[n] = (y * w + x) * NOC_DIRS + (ty > y ? NOC_SOUTH : NOC_NORTH);
+			links[n] = link;
+	}
 	return n;
 }
 
@@ -97,8 +112,7 @@ uint64_t noc_timing_book_route(const struct noc_timing *m, unsigned w, struct no
 	uint64_t hold = flits * m->t_flit_ns, t = now + m->t_inject_ns, wait = 0;
 	unsigned x = src % w, y = src / w, tx = dst % w, ty = dst / w;
 	while (x != tx || y != ty) {
-		enum noc_dir d = x != tx ? (tx > x ? NOC_EAST : NOC_WEST) : (ty > y ? NOC_SOUTH : NOC_NORTH);
-		struct noc_link *l = &links[(y * w + x) * NOC_DIRS + d];
+		struct noc_link *l = &links[xy_step(w, &x, &y, tx, ty)];
 		if (busy && noc_link_busy_after(l, now))
 			*busy = true;
 		uint64_t start = noc_link_book(l, t, hold, floor);
@@ -108,14 +122,6 @@ uint64_t noc_timing_book_route(const struct noc_timing *m, unsigned w, struct no
 		l->flits += flits;
 		l->busy_ns += hold;
 		t = start + m->t_hop_ns;
-		if (d == NOC_EAST)
-			x++;
-		else if (d == NOC_WEST)
-			x--;
-		else if (d == NOC_SOUTH)
-			y++;
-		else
-			y--;
 	}
 	if (waited)
 		*waited = wait;
