@@ -24,7 +24,12 @@ static uint32_t harts_expected;
 static uint64_t fail_hart = UINT64_MAX;
 BOOTARG_U64("fail_hart", fail_hart, 0, 4095, "test hook: this hart id stays silent at bring-up");
 
-extern char secondary_entry[];
+/* Test hook: this hart id is started at _start, as the firmware sometimes does by itself, so
+ * that it turns up as a stray and must be adopted (see adopt_started_strays). */
+static uint64_t stray_hart = UINT64_MAX;
+BOOTARG_U64("stray_hart", stray_hart, 0, 4095, "test hook: this hart id is started at the kernel's entry, as a stray");
+
+extern char secondary_entry[], _start[];
 
 void hart_secondary_main(struct hart *h)
 {
@@ -78,7 +83,8 @@ static void start_one(unsigned cpu)
 	h->kstack_top = (uint64_t)stack + KSTACK_SIZE;
 	h->state = HART_STARTING;
 	fence();
-	struct sbiret r = sbi_hart_start(h->hartid, (uint64_t)secondary_entry, (uint64_t)h);
+	uint64_t entry = h->hartid == stray_hart ? (uint64_t)_start : (uint64_t)secondary_entry;
+	struct sbiret r = sbi_hart_start(h->hartid, entry, (uint64_t)h);
 	if (r.error == SBI_ERR_ALREADY_AVAILABLE && adopt_stray(h))
 		r.error = SBI_SUCCESS;
 	if (r.error != SBI_SUCCESS) {
@@ -91,6 +97,26 @@ static void start_one(unsigned cpu)
 	harts_expected++;
 }
 
+/*
+ * A hart whose hart_start succeeded can still turn up at _start instead of secondary_entry:
+ * OpenSBI 1.1 marks the hart "start pending" before it stores the start address, so a hart
+ * that wakes in between leaves for the firmware's default next stage, the kernel's entry.
+ * There it checks in as a stray (entry.S); hand it its struct hart as adopt_stray does.
+ */
+static void adopt_started_strays(void)
+{
+	for (unsigned cpu = 0; cpu < hart_count; cpu++) {
+		struct hart *h = &harts[cpu];
+		if (cpu == boot_cpu || h->hartid >= MOSAIC_MAX_HARTS ||
+		    __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != HART_STARTING ||
+		    __atomic_load_n(&boot_strays[h->hartid], __ATOMIC_ACQUIRE) != 1)
+			continue;
+		kprintf("mosaic: hart %u reached the kernel's entry instead of its start address; starting it from there\n",
+			h->hartid);
+		__atomic_store_n(&boot_strays[h->hartid], (uint64_t)h, __ATOMIC_RELEASE);
+	}
+}
+
 unsigned smp_bring_up(uint64_t timeout_ms)
 {
 	harts_expected = 0;
@@ -98,7 +124,13 @@ unsigned smp_bring_up(uint64_t timeout_ms)
 		if (cpu != boot_cpu)
 			start_one(cpu);
 	uint64_t deadline = timer_now() + timer_us_to_ticks(timeout_ms * 1000);
-	WAIT_UNTIL(__atomic_load_n(&harts_checked_in, __ATOMIC_ACQUIRE) >= harts_expected, deadline);
+	/* a stray cannot wake us (nothing is set up for it): look for strays every millisecond */
+	while (__atomic_load_n(&harts_checked_in, __ATOMIC_ACQUIRE) < harts_expected && timer_now() < deadline) {
+		adopt_started_strays();
+		uint64_t look = timer_now() + timer_us_to_ticks(1000);
+		WAIT_UNTIL(__atomic_load_n(&harts_checked_in, __ATOMIC_ACQUIRE) >= harts_expected,
+			   look < deadline ? look : deadline);
+	}
 	bringup_done_time = timer_now();
 
 	unsigned online = 0;

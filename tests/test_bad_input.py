@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, mosaiclib
+from conftest import ROOT, ktest_summary, mosaiclib
 
 
 def run(cmd, timeout=120):
@@ -103,6 +103,21 @@ def test_hart_that_never_checks_in_is_reported(boot):
     assert r.status == 4, r.output
     assert "mosaic: hart 5 did not come online within 500 ms" in r.output
     assert "mosaic: 7/8 harts online" in r.output
+
+
+def test_hart_started_at_the_kernel_entry_is_adopted(boot):
+    """OpenSBI 1.1 can send a started hart to the kernel's entry instead of its start address
+    (docs/boot.md); the stray_hart hook does so on purpose. The boot hart must adopt it there,
+    and quickly: without adoption it stays silent until the 20 s bring-up timeout."""
+    r = boot(harts=8, bootargs="stray_hart=6 ktest=smp", timeout=60)
+    if "booting on hart 6 " in r.output:
+        pytest.skip("OpenSBI's lottery made hart 6 the boot hart")
+    assert r.status == 0, r.output
+    assert "mosaic: hart 6 reached the kernel's entry instead of its start address" in r.output
+    assert "mosaic: 8/8 harts online" in r.output
+    bring_up_us = int(re.search(r"bring-up took (\d+) us", r.output).group(1))
+    assert bring_up_us < 1_000_000, bring_up_us
+    assert ktest_summary(r.output) == (1, 0)
 
 
 def test_missing_kernel_is_reported():
