@@ -60,15 +60,16 @@ static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t 
 		vtime_wait_begin();
 		for (;;) {
 			uint64_t posted = vtime_active ? noc_mailbox_next_delivery(me) : UINT64_MAX;
-			uint64_t task_due = dispatcher_next_deadline(me);
+			uint64_t task_due = dispatcher_next_deadline(me), work_due = dispatcher_next_work_deadline(me);
 			uint64_t own = posted < next ? posted : next;
-			uint64_t task_ns = task_due ? timer_ticks_to_ns(task_due) : UINT64_MAX;
-			if (vtime_active && task_ns < own)
-				own = task_ns;
+			uint64_t work_ns = work_due ? timer_ticks_to_ns(work_due) : UINT64_MAX;
+			uint64_t observer_ns = vtime_active && task_due ? timer_ticks_to_ns(task_due) : UINT64_MAX;
+			if (vtime_active && work_ns < own)
+				own = work_ns;
 			if (until_ns && until_ns < own)
 				own = until_ns;
 			uint64_t deadline;
-			if (vtime_idle(own, &deadline))
+			if (vtime_idle(own, observer_ns, &deadline))
 				break; /* the clock reached this core's next event */
 			if (!vtime_active && task_due && (!deadline || task_due < deadline))
 				deadline = task_due; /* a periodic or delayed task falls due */

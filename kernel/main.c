@@ -22,11 +22,11 @@
 #include "drivers/noc/noc.h"
 #include "kernel/domain.h"
 #include "kernel/background.h"
+#include "kernel/noc_sampler.h"
 #include "kernel/alloc/alloc.h"
 #include "kernel/vclock.h"
 #include "kernel/vtime.h"
 
-void noc_sampler_start(void);
 
 extern char boot_stack[], boot_stack_top[];
 

@@ -4,6 +4,7 @@
  * mechanism intends). It keeps the last NOC_SAMPLES totals; the shell's
  * `noc_samples` prints the traffic between them.
  */
+#include "kernel/noc_sampler.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/bootargs.h"
 #include "kernel/shell.h"
@@ -41,13 +42,15 @@ static int take_sample(struct task *t)
 	return TASK_RET_SUCCESS; /* periodic: released again one period later */
 }
 
-/* Starts the sampler on domain 0's master; called once the domains exist. */
+uint64_t noc_sample_period_ms(void) { return sample_period_ms; }
+
 void noc_sampler_start(void)
 {
 	if (!sample_period_ms)
 		return;
 	task_init(&sampler, take_sample, 0, 0);
 	task_set_timing(&sampler, 0, timer_us_to_ticks(sample_period_ms * 1000));
+	task_set_observer(&sampler); /* an idle machine does not run it forward (kernel/vtime.h) */
 	task_dispatch(&sampler, domain_master(0));
 }
 

@@ -37,6 +37,7 @@ BOOTARG_U64("vtime_sync", vtime_lax, 0, 1, "virtual time: 0 conservative synchro
 BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns per instruction (1: 1 GHz, 1 IPC)");
 
 #define VTIME_POLL_US 20 /* machine time between two looks of a core that may not move yet */
+#define VTIME_OBSERVER_POLL_US 1000 /* the same for an idle core whose observer waits for the machine */
 #define VTIME_STALL_POLLS 50000 /* looks in a row without moving after which a core reports the clocks once */
 
 struct vtime_core {
@@ -250,17 +251,52 @@ static void stall_report(unsigned me, uint64_t target)
 	vtime_dump();
 }
 
-bool vtime_idle(uint64_t next_ns, uint64_t *wake_ticks)
+/*
+ * How far the rest of the machine has got: the latest clock of any other core, counting a
+ * waiting core's next event when it has one (it will get there). An observer's release
+ * beyond it waits: otherwise a core whose only events are its observers' would jump from one
+ * to the next while everybody else waits for nothing, and pull whoever talks to it next
+ * (a typed command, a job's reply) seconds into the future.
+ */
+static uint64_t frontier(unsigned me)
+{
+	uint64_t latest = 0;
+	for (unsigned c = 0; c < hart_count; c++) {
+		if (c == me || harts[c].state == HART_ABSENT || harts[c].state == HART_FAILED)
+			continue;
+		uint64_t t = vtime_of(c);
+		if (__atomic_load_n(&vt[c].waiting, __ATOMIC_ACQUIRE)) {
+			uint64_t start = __atomic_load_n(&vt[c].wait_start, __ATOMIC_ACQUIRE);
+			uint64_t next = __atomic_load_n(&vt[c].wait_next, __ATOMIC_ACQUIRE);
+			t = next != UINT64_MAX && next > start ? next : start;
+		}
+		if (t > latest)
+			latest = t;
+	}
+	return latest;
+}
+
+bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 {
 	if (!vtime_active) {
-		*wake_ticks = timer_ns_to_ticks_ceil(next_ns);
+		*wake_ticks = timer_ns_to_ticks_ceil(observer_ns < next_ns ? observer_ns : next_ns);
 		return false;
 	}
 	unsigned me = this_cpu();
 	struct vtime_core *v = &vt[me];
-	atomic_min(&v->wait_next, next_ns);
+	atomic_min(&v->wait_next, next_ns); /* observers stay out of it: they send nothing */
 	uint64_t target = __atomic_load_n(&v->wait_next, __ATOMIC_ACQUIRE); /* a sender may have lowered it */
 	*wake_ticks = 0;
+	/* an observer comes first only if the machine has got to it: when this core has an event
+	 * of its own the machine gets at least there, so only an otherwise idle core checks */
+	if (observer_ns < target) {
+		if (target != UINT64_MAX || observer_ns <= frontier(me))
+			target = observer_ns;
+		else {
+			*wake_ticks = timer_now() + timer_us_to_ticks(VTIME_OBSERVER_POLL_US);
+			return false;
+		}
+	}
 	if (target <= v->wait_start)
 		return true; /* already due: look again */
 	if (target == UINT64_MAX)
@@ -340,7 +376,7 @@ bool vtime_sleep_until_ns(uint64_t deadline_ns, bool (*stop)(void))
 		}
 		vtime_wait_begin();
 		uint64_t wake;
-		if (!vtime_idle(deadline_ns, &wake))
+		if (!vtime_idle(deadline_ns, UINT64_MAX, &wake))
 			WAIT_UNTIL(stop && stop(), wake);
 		vtime_wait_end();
 	}

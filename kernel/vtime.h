@@ -51,13 +51,17 @@ void vtime_advance_to(uint64_t t_ns);
 
 /*
  * A core with nothing to do before its own next event at `next_ns` (UINT64_MAX: none,
- * only an interrupt can wake it). Returns true if the clock moved to next_ns, so the
- * caller looks again at once; false if it must sleep: then *wake_ticks is a machine
- * timer deadline at which to look again (0: none, wait for an interrupt). Between
+ * only an interrupt can wake it) or the next release of one of its observer tasks at
+ * `observer_ns` (task_set_observer; UINT64_MAX: none; not looked at unless it comes
+ * first). Returns true if the clock moved to the earlier of the two, so the caller looks
+ * again at once; false if it must sleep: then *wake_ticks is a machine timer deadline at
+ * which to look again (0: none, wait for an interrupt). An observer's release is reached
+ * only once the rest of the machine has got there (an idle machine does not run its
+ * observers forward), and it is not published as a time this core may send at. Between
  * vtime_wait_begin and vtime_wait_end the core is published as waiting.
  */
 void vtime_wait_begin(void);
-bool vtime_idle(uint64_t next_ns, uint64_t *wake_ticks);
+bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks);
 void vtime_wait_end(void);
 /* A stretch whose length depends on the emulator, not on the simulated machine (a core
  * waiting for a spinlock): published as waiting at its start, and the clock is put back

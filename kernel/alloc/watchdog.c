@@ -108,6 +108,8 @@ void alloc_watchdog_start(void)
 	uint64_t period = timer_us_to_ticks(watchdog_s * 1000000 / 4);
 	for (unsigned d = 0; d < layout.ndomains; d++) {
 		task_init(&watchdog_tasks[d], watchdog_check, 0, 0);
+		/* not an observer (task_set_observer), though it only watches: it must also run when the
+		 * machine has stopped, which is what it is there to report */
 		task_set_timing(&watchdog_tasks[d], period, period);
 		task_dispatch(&watchdog_tasks[d], domain_master(d));
 	}

@@ -19,6 +19,7 @@ struct dispatcher {
 	struct task_queue timed;   /* by release time */
 	struct task_queue stopped; /* returned TASK_RET_STOP, wait for task_continue */
 	volatile uint64_t next_release; /* timed.head's release, 0 if empty: read without the lock */
+	volatile uint64_t next_work_release; /* the same for the first task that is not an observer */
 	volatile uint32_t ready_len;    /* ready.len, readable without the lock */
 	volatile uint32_t generation;   /* bumped whenever a task is queued */
 	volatile uint32_t stop_request; /* dispatcher_stop asks dispatcher_loop to return */

@@ -14,11 +14,16 @@ struct dispatcher dispatchers[MOSAIC_MAX_HARTS] = {
 	[0 ... MOSAIC_MAX_HARTS - 1] = {.lock = SPINLOCK_INIT("dispatcher")},
 };
 
-/* The lock-free views (ready_len, next_release) follow every change of the queues. */
+/* The lock-free views (ready_len, next_release, next_work_release) follow every change of the
+ * queues. Observers are few (a sampler, a watchdog), so the walk past them is short. */
 static void sync_views_locked(struct dispatcher *d)
 {
 	__atomic_store_n(&d->ready_len, d->ready.len, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->next_release, d->timed.head ? d->timed.head->release : 0, __ATOMIC_RELAXED);
+	const struct task *work = d->timed.head;
+	while (work && work->observer)
+		work = work->next;
+	__atomic_store_n(&d->next_work_release, work ? work->release : 0, __ATOMIC_RELAXED);
 }
 
 static void queued_locked(struct dispatcher *d)
@@ -222,6 +227,11 @@ bool dispatcher_has_ready(unsigned cpu)
 uint64_t dispatcher_next_deadline(unsigned cpu)
 {
 	return cpu < hart_count ? __atomic_load_n(&dispatchers[cpu].next_release, __ATOMIC_ACQUIRE) : 0;
+}
+
+uint64_t dispatcher_next_work_deadline(unsigned cpu)
+{
+	return cpu < hart_count ? __atomic_load_n(&dispatchers[cpu].next_work_release, __ATOMIC_ACQUIRE) : 0;
 }
 
 uint32_t dispatcher_generation(unsigned cpu)

@@ -33,6 +33,8 @@ bool dispatcher_run_one(unsigned cpu);
 bool dispatcher_has_ready(unsigned cpu);
 /* The earliest release time in cpu's timed queue, in timer ticks; 0 if it is empty. */
 uint64_t dispatcher_next_deadline(unsigned cpu);
+/* The same without observer tasks (task_set_observer): the next release someone may wait for. */
+uint64_t dispatcher_next_work_deadline(unsigned cpu);
 /* Changes whenever a task is queued on cpu. A core that computed its WAIT_UNTIL deadline from
  * dispatcher_next_deadline must also wake when this changes: an earlier release may have come. */
 uint32_t dispatcher_generation(unsigned cpu);

@@ -28,8 +28,9 @@ void dispatcher_loop(void *arg)
 		/* the dispatcher keeps time on this core's clock: under virtual time a timed task
 		 * falling due is a jump, not a sleep (kernel/vtime.h) */
 		vtime_wait_begin();
-		uint64_t due = dispatcher_next_deadline(me), wake;
-		if (vtime_idle(due ? timer_ticks_to_ns(due) : UINT64_MAX, &wake)) {
+		uint64_t due = dispatcher_next_deadline(me), work = dispatcher_next_work_deadline(me), wake;
+		if (vtime_idle(work ? timer_ticks_to_ns(work) : UINT64_MAX, due ? timer_ticks_to_ns(due) : UINT64_MAX,
+			       &wake)) {
 			vtime_wait_end();
 			continue;
 		}

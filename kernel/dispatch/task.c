@@ -33,6 +33,16 @@ int task_set_timing(struct task *t, uint64_t delay, uint64_t period)
 	return 0;
 }
 
+int task_set_observer(struct task *t)
+{
+	if (!t)
+		return -EINVAL;
+	if (task_state(t) != TASK_CREATED)
+		return -EBUSY;
+	t->observer = true;
+	return 0;
+}
+
 int task_connect(struct task *parent, struct task *child)
 {
 	if (!parent || !child || parent == child)

@@ -64,6 +64,7 @@ struct task {
 	uint8_t nchildren;
 	bool cancel_requested; /* task_cancel while it ran: end it instead of running it again */
 	bool continue_pending; /* task_continue while it ran: a STOP from this run re-queues at once */
+	bool observer;         /* task_set_observer: nobody waits for it (kernel/vtime.h) */
 	uint32_t nparents;     /* connected parents */
 	uint32_t pending;      /* parents that have not completed yet (counts down after dispatch) */
 	struct task *children[TASK_MAX_CHILDREN];
@@ -93,6 +94,13 @@ int task_init(struct task *t, task_fn fn, const uint64_t *args, unsigned nargs);
  * again `period` ticks after each successful run started, until cancelled or failed.
  * -EBUSY once dispatched; -EINVAL for a periodic task with children (it never completes). */
 int task_set_timing(struct task *t, uint64_t delay, uint64_t period);
+
+/* Before dispatch: marks a timed task as an observer, one that only watches the machine
+ * (statistics, a watchdog): nobody waits for it, and it sends no message and starts no work.
+ * Under virtual time its releases then never carry a core's clock ahead of the rest of the
+ * machine: an idle machine does not run its observers forward (docs/time.md, "Observers").
+ * On the machine's clock it changes nothing. -EBUSY once dispatched. */
+int task_set_observer(struct task *t);
 
 /* Before dispatch: child runs only after parent completed (as well as its other parents).
  * -EBUSY if either is dispatched; -EINVAL for a self edge, a duplicate edge, an edge that

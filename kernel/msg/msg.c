@@ -343,7 +343,7 @@ static bool wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void 
 			/* including what came since the drain (without virtual time the sender's wake-up tells) */
 			uint64_t posted = vtime_active ? noc_mailbox_next_delivery(me) : UINT64_MAX;
 			uint64_t wake;
-			if (vtime_idle(posted < next_ns ? posted : next_ns, &wake))
+			if (vtime_idle(posted < next_ns ? posted : next_ns, UINT64_MAX, &wake))
 				break; /* the clock reached the next arrival: look */
 			mb->sleeping = 1;
 			fence();

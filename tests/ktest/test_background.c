@@ -6,14 +6,13 @@
 #include "kernel/console.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/background.h"
+#include "kernel/noc_sampler.h"
 #include "drivers/timer.h"
 #include "kernel/vtime.h"
 #include "lib/string.h"
 #include "lib/format.h"
 #include "kernel/errno.h"
 
-uint64_t noc_samples_taken(void);
-unsigned noc_samples_since(uint64_t t_ns);
 
 static int first_pico(void)
 {

@@ -4,7 +4,8 @@
  * cores working at once each see only their own work, a ping-pong takes the same
  * virtual time whether the other cores are idle or busy, and a storm of messages
  * leaves a trace (vtrace lines) from which tests/test_vtime.py checks that no message
- * was consumed before its arrival and each core took them in arrival order.
+ * was consumed before its arrival and each core took them in arrival order; an idle machine
+ * does not carry the NoC sampler's core (an observer task) ahead of the others.
  */
 #include "kernel/ktest.h"
 #include "kernel/vtime.h"
@@ -13,6 +14,9 @@
 #include "kernel/console.h"
 #include "kernel/msg/msg.h"
 #include "drivers/noc/mesh.h"
+#include "drivers/timer.h"
+#include "kernel/domain.h"
+#include "kernel/noc_sampler.h"
 
 #define NEED_VTIME()                                                                          \
 	do {                                                                                  \
@@ -212,4 +216,50 @@ KTEST_STANDALONE(vtime, storm_trace)
 	uint64_t late, late_ns;
 	vtime_late_totals(&late, &late_ns);
 	kprintf("vtrace late=%lu late_ns=%lu\n", late, late_ns);
+}
+
+#define IDLE_MACHINE_US 300000 /* machine time the whole machine waits for nothing */
+
+static unsigned idle_sampler;
+static uint64_t idle_sampler_clock, idle_others_clock;
+
+/* Waits for nothing (an interrupt, or the machine timer's end of IDLE_MACHINE_US), then
+ * notes the sampler core's clock and the latest of the others. */
+static void wait_for_nothing(void *arg)
+{
+	(void)arg;
+	vtime_wait_begin();
+	uint64_t wake;
+	bool moved = vtime_idle(UINT64_MAX, UINT64_MAX, &wake);
+	uint64_t until = timer_now() + timer_us_to_ticks(IDLE_MACHINE_US);
+	while (timer_now() < until)
+		WAIT_UNTIL(false, until);
+	vtime_wait_end();
+	idle_others_clock = moved || wake ? UINT64_MAX : 0; /* a wait for nothing neither jumps nor polls */
+	for (unsigned c = 0; c < hart_count; c++)
+		if (c != idle_sampler && harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED &&
+		    vtime_of(c) > idle_others_clock)
+			idle_others_clock = vtime_of(c);
+	idle_sampler_clock = vtime_of(idle_sampler);
+}
+
+/* The whole machine waits for nothing for a while of machine time (as at an idle shell prompt):
+ * the sampler's core, whose only events are its observer task's releases, must not jump from
+ * one to the next meanwhile. Its clock stays within a tenth of a period of the latest other. */
+KTEST_STANDALONE(vtime, an_idle_machine_does_not_run_its_observers_ahead)
+{
+	NEED_VTIME();
+	idle_sampler = domain_master(0);
+	uint64_t period_ns = noc_sample_period_ms() * 1000000;
+	if (!period_ns || hart_count < 2) {
+		kprintf("ktest:   (skipped: needs the NoC sampler and two cores)\n");
+		return;
+	}
+	/* if this core is the sampler's, another waits and this one idles as a master does */
+	uint16_t waiter = (uint16_t)(idle_sampler == this_cpu() ? (idle_sampler + 1) % hart_count : this_cpu());
+	KT_ASSERT(ktest_run_on(&waiter, 1, wait_for_nothing, 0));
+	kprintf("ktest:   after %u ms of machine time idle: sampler core %u at %lu ns, the others at most %lu ns\n",
+		IDLE_MACHINE_US / 1000, idle_sampler, idle_sampler_clock, idle_others_clock);
+	KT_ASSERT(idle_others_clock != UINT64_MAX);
+	KT_ASSERT(idle_sampler_clock < idle_others_clock + period_ns / 10);
 }
