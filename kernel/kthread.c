@@ -6,6 +6,7 @@
 #include "kernel/background.h"
 #include "kernel/errno.h"
 #include "kernel/config.h"
+#include "kernel/vtime.h"
 
 /* arch/riscv/entry.S: calls fn(arg) with sp at stack_top, back on the caller's stack after. */
 void call_on_stack(void *stack_top, void (*fn)(void *), void *arg);
@@ -30,6 +31,9 @@ int kthread_create(struct kthread *t, void (*fn)(void *), void *arg, unsigned cp
 	t->creator = (uint16_t)this_cpu();
 	t->done = 0;
 	t->next = 0;
+	/* on virtual time a thread starts no earlier than its creation, and its core may run from then on */
+	t->start_ns = vtime_now_ns();
+	vtime_note_event(cpu, t->start_ns);
 	struct thread_queue *q = &queues[cpu]; /* a zeroed lock is a free lock */
 	uint64_t s = spin_lock(&q->lock);
 	if (q->tail)
@@ -60,7 +64,9 @@ bool kthread_run_one(void)
 	spin_unlock(&q->lock, s);
 	if (!t)
 		return false;
+	vtime_advance_to(t->start_ns);
 	call_on_stack((uint8_t *)t->stack + KTHREAD_STACK, t->fn, t->arg);
+	t->end_ns = vtime_now_ns();
 	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
 	if (t->creator != this_cpu())
 		ipi_send(t->creator, IPI_WAKE);
@@ -72,6 +78,7 @@ static bool finished(void *arg) { return __atomic_load_n(&((struct kthread *)arg
 void kthread_join(struct kthread *t)
 {
 	core_wait(finished, t);
+	vtime_advance_to(t->end_ns); /* the joiner learns of the end no earlier than it happened */
 	page_free(t->stack, KTHREAD_STACK / PAGE_SIZE);
 	t->stack = 0;
 }

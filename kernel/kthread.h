@@ -19,6 +19,7 @@ struct kthread {
 	void *arg;
 	void *stack;
 	uint16_t cpu, creator;
+	uint64_t start_ns, end_ns; /* the creator's clock at creation, the thread's at its end (kernel/vtime.h) */
 	volatile uint32_t done;
 	struct kthread *next;
 };

@@ -19,7 +19,7 @@
  *               each making `reps` forwarded calls back to back
  *
  * Two clocks are read around every call: vtime_now_ns() (the time CSR: 10 MHz on
- * QEMU virt, so 100 ns steps) and read_instret(). Under QEMU 7.2's -icount,
+ * QEMU virt, so 100 ns steps) and fine_clock(). Under QEMU 7.2's -icount,
  * instret is the machine-wide instruction clock (QEMU's icount: the instructions
  * of every hart, plus the idle time skipped while all harts sleep), not a count
  * of the reading hart's own instructions; the setup line checks this
@@ -56,6 +56,64 @@
 #define SETTLE_US 20                     /* long enough for any message here to be delivered */
 #define WATCH_MS 1000                    /* guest time a phase may take before the watchdog ends the run */
 
+
+/*
+ * The 1 ns clock every span is read with. On the machine's serial clock it is instret, QEMU's
+ * machine-wide instruction count under -icount (see above). On the virtual clock (vtime=1) it
+ * is this core's own clock: its instructions plus the time it skipped while waiting, so a span
+ * without a wait is exactly the core's own instructions, whatever the other harts do.
+ */
+static uint64_t fine_clock(void) { return vtime_active ? vtime_now_virtual() : read_instret(); }
+
+/* Lets SETTLE_US pass, long enough for any message here to arrive: on the machine's clock a
+ * sleep; on the virtual clock a wait on this core's own clock, which only that moves. */
+static void settle(void)
+{
+	if (vtime_active)
+		vtime_sleep_until_ns(vtime_now_ns() + SETTLE_US * 1000, 0);
+	else
+		timer_sleep_us(SETTLE_US);
+}
+
+/*
+ * Shared-memory handshakes between the cores of a phase. On the virtual clock a core waiting
+ * for its partner's flag waits as any idle core does: its clock moves to the arrival of a
+ * message in flight to it (without that, a partner waiting for its clock to pass that arrival
+ * would wait for ever: the NoC's lookahead is 0 with a free NoC), and it holds nobody back
+ * otherwise. The flag carries the poster's clock: the waiter resumes no earlier than that, as
+ * a hart_call does (kernel/vtime.h). On the machine's clock a plain wait.
+ */
+static void handshake_post(volatile uint32_t *flag, uint32_t value, uint64_t *stamp, unsigned other)
+{
+	*stamp = vtime_now_ns();
+	__atomic_store_n(flag, value, __ATOMIC_RELEASE);
+	ipi_send(other, IPI_WAKE);
+}
+
+static bool flag_is(volatile uint32_t *flag, uint32_t value) { return __atomic_load_n(flag, __ATOMIC_ACQUIRE) == value; }
+
+static void handshake_wait(volatile uint32_t *flag, uint32_t value, const uint64_t *stamp)
+{
+	if (!vtime_active) {
+		WAIT_UNTIL(flag_is(flag, value), 0);
+		return;
+	}
+	struct noc_mailbox *mb = &noc_mailboxes[this_cpu()];
+	while (!flag_is(flag, value)) {
+		/* a message posted from here on changes events, and with sleeping set its sender wakes us */
+		uint32_t seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
+		uint64_t wake;
+		vtime_wait_begin(); /* one wait per look: a jump ends it (a new one starts from the new clock) */
+		if (!vtime_idle(noc_mailbox_next_delivery(this_cpu()), UINT64_MAX, &wake)) {
+			mb->sleeping = 1;
+			fence();
+			WAIT_UNTIL(flag_is(flag, value) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen, wake);
+			mb->sleeping = 0;
+		}
+		vtime_wait_end();
+	}
+	vtime_advance_to(*stamp);
+}
 
 static uint64_t vmin(const uint64_t *v, unsigned n)
 {
@@ -129,6 +187,8 @@ static void watch_report(const struct watch *w)
 	if (visible && mb->sleeping && harts[m].timer_deadline == UINT64_MAX)
 		kprintf("bench-kernel: the master sleeps with a forwarded call visible in its mailbox, no timer armed: "
 			"a lost wake-up (docs/benchmarks.md, \"Kernel calls\")\n");
+	if (vtime_active)
+		vtime_dump(); /* which core's clock holds the others back (docs/time.md, "Diagnosing a stall") */
 }
 
 static void watch_side(void *arg)
@@ -136,7 +196,14 @@ static void watch_side(void *arg)
 	struct watch *w = arg;
 	__atomic_store_n(&w->armed, 1, __ATOMIC_RELEASE);
 	ipi_send(w->boss, IPI_WAKE);
-	if (!WAIT_UNTIL(__atomic_load_n(&w->done, __ATOMIC_ACQUIRE), w->deadline)) {
+	/* on the virtual clock the watcher is not part of the simulated machine: it waits for
+	 * nothing, so that no core waits for its clock (kernel/vtime.h) */
+	vtime_wait_begin();
+	uint64_t unused;
+	vtime_idle(UINT64_MAX, UINT64_MAX, &unused);
+	bool done = WAIT_UNTIL(__atomic_load_n(&w->done, __ATOMIC_ACQUIRE), w->deadline);
+	vtime_wait_end();
+	if (!done) {
 		watch_report(w);
 		kernel_poweroff(EXIT_TEST_FAILED);
 	}
@@ -151,7 +218,7 @@ static void run_phase(const char *phase, const uint16_t *cores, unsigned n, void
 	bool watching = watcher >= 0 && hart_call((unsigned)watcher, watch_side, &w);
 	if (watching) {
 		WAIT_UNTIL(__atomic_load_n(&w.armed, __ATOMIC_ACQUIRE), 0);
-		timer_sleep_us(SETTLE_US); /* the watcher reaches its WFI before anything is measured */
+		settle(); /* the watcher reaches its WFI before anything is measured */
 	}
 	if (!ktest_run_on(cores, n, fn, arg))
 		note_err(-EBUSY);
@@ -180,22 +247,22 @@ static void local_side(void *arg)
 	if (kcall(b->nr, a, 0, 0) < 0) /* warm-up */
 		note_err(WRONG_RESULT);
 	for (unsigned r = 0; r < reps; r++) {
-		uint64_t i0 = read_instret();
+		uint64_t i0 = fine_clock();
 		int64_t v = kcall(b->nr, a, 0, 0);
-		uint64_t i1 = read_instret();
+		uint64_t i1 = fine_clock();
 		b->instr[r] = i1 - i0;
 		if (v < 0 || (want >= 0 && v != want))
 			note_err(WRONG_RESULT);
 	}
-	uint64_t i0 = read_instret();
-	uint64_t i1 = read_instret();
+	uint64_t i0 = fine_clock();
+	uint64_t i1 = fine_clock();
 	b->empty_instr = i1 - i0;
 	int64_t sum = 0;
 	uint64_t t0 = vtime_now_ns();
-	i0 = read_instret();
+	i0 = fine_clock();
 	for (unsigned i = 0; i < LOCAL_BATCH; i++)
 		sum += kcall(b->nr, a, 0, 0);
-	i1 = read_instret();
+	i1 = fine_clock();
 	uint64_t t1 = vtime_now_ns();
 	if (sum < 0)
 		note_err(WRONG_RESULT);
@@ -233,12 +300,12 @@ static void fwd_side(void *arg)
 	if (kcall(KC_HEAP_GROW, a, 0, 0) < 0) /* warm-up */
 		note_err(WRONG_RESULT);
 	for (unsigned r = 0; r < reps; r++) {
-		timer_sleep_us(SETTLE_US); /* the master has gone back to sleep */
+		settle(); /* the master has gone back to sleep */
 		uint64_t s0 = master_calls_served(m);
 		prof_begin(); /* the round trip is what scripts/mosaic-prof --marked counts */
-		uint64_t t0 = vtime_now_ns(), i0 = read_instret();
+		uint64_t t0 = vtime_now_ns(), i0 = fine_clock();
 		int64_t v = kcall(KC_HEAP_GROW, a, 0, 0);
-		uint64_t i1 = read_instret(), t1 = vtime_now_ns();
+		uint64_t i1 = fine_clock(), t1 = vtime_now_ns();
 		prof_end();
 		b->instr[r] = i1 - i0;
 		b->time_ns[r] = t1 - t0;
@@ -268,6 +335,7 @@ static void bench_forwarded(unsigned core)
 struct split_bench {
 	unsigned caller, master;
 	volatile uint32_t step;
+	uint64_t step_ns; /* the poster's clock at the last step (handshake_post) */
 	uint64_t caller_instr[MAX_REPS], serve_instr[MAX_REPS];
 	uint32_t req_len, reply_len;
 	uint64_t req_flight_ns, reply_flight_ns;
@@ -275,13 +343,12 @@ struct split_bench {
 
 static void split_wait(struct split_bench *s, uint32_t step)
 {
-	WAIT_UNTIL(__atomic_load_n(&s->step, __ATOMIC_ACQUIRE) == step, 0);
+	handshake_wait(&s->step, step, &s->step_ns);
 }
 
 static void split_next(struct split_bench *s, uint32_t step, unsigned other)
 {
-	__atomic_store_n(&s->step, step, __ATOMIC_RELEASE);
-	ipi_send(other, IPI_WAKE);
+	handshake_post(&s->step, step, &s->step_ns, other);
 }
 
 /*
@@ -307,7 +374,7 @@ static void split_side(void *arg)
 			note_err(e ? e : msg_wait(&req, 0));
 			split_next(s, 4 * r + 1, s->caller);
 			split_wait(s, 4 * r + 2);
-			timer_sleep_us(SETTLE_US);
+			settle();
 			const struct noc_header *h = peek_mailbox(me, s->caller, MSG_TYPE_KERNEL);
 			if (h) {
 				s->req_len = h->len;
@@ -316,9 +383,9 @@ static void split_side(void *arg)
 				note_err(-ENOENT);
 			}
 			uint64_t n0 = master_calls_served(me);
-			uint64_t i0 = read_instret();
+			uint64_t i0 = fine_clock();
 			bool served = master_serve_one();
-			uint64_t i1 = read_instret();
+			uint64_t i1 = fine_clock();
 			s->serve_instr[k] = i1 - i0;
 			if (!served || master_calls_served(me) != n0 + 1)
 				note_err(WRONG_RESULT);
@@ -326,16 +393,16 @@ static void split_side(void *arg)
 		} else {
 			uint64_t a[6] = {0};
 			split_wait(s, 4 * r + 1);
-			timer_sleep_us(SETTLE_US); /* the fake reply is visible */
-			uint64_t i0 = read_instret();
+			settle(); /* the fake reply is visible */
+			uint64_t i0 = fine_clock();
 			int64_t v = kcall(KC_HEAP_GROW, a, 0, 0);
-			uint64_t i1 = read_instret();
+			uint64_t i1 = fine_clock();
 			s->caller_instr[k] = i1 - i0;
 			if (v != FAKE_REPLY)
 				note_err(WRONG_RESULT);
 			split_next(s, 4 * r + 2, s->master);
 			split_wait(s, 4 * r + 3);
-			timer_sleep_us(SETTLE_US);
+			settle();
 			int64_t ret = -1;
 			int e = msg_irecv_typed(MSG_TYPE_KCALL_REPLY, (int)s->master, KC_HEAP_GROW, &ret, sizeof ret, &req);
 			note_err(e ? e : msg_wait(&req, &st));
@@ -373,6 +440,7 @@ struct contention_bench {
 	const uint16_t *cores;
 	unsigned k;
 	volatile uint32_t ready, go;
+	uint64_t ready_ns[MOSAIC_MAX_HARTS], go_ns; /* clocks at ready and at go (handshake_wait) */
 	uint64_t start;
 	uint64_t instr[MOSAIC_MAX_HARTS][MAX_REPS], time_ns[MOSAIC_MAX_HARTS][MAX_REPS];
 	uint64_t services[MOSAIC_MAX_HARTS][MAX_REPS];
@@ -385,28 +453,34 @@ static void contention_side(void *arg)
 	unsigned me = this_cpu(), m = domain_master(domain_of(me)), leader = b->cores[0];
 	uint64_t a[6] = {0};
 	if (me == leader) {
-		WAIT_UNTIL(__atomic_load_n(&b->ready, __ATOMIC_ACQUIRE) == b->k - 1, 0);
-		b->start = read_instret();
+		/* start when the last of them is ready: on the virtual clock, at the latest ready clock */
+		uint64_t unused_stamp = 0;
+		handshake_wait(&b->ready, b->k - 1, &unused_stamp);
+		for (unsigned i = 1; i < b->k; i++)
+			vtime_advance_to(b->ready_ns[b->cores[i]]);
+		b->start = fine_clock();
+		b->go_ns = vtime_now_ns();
 		__atomic_store_n(&b->go, 1, __ATOMIC_RELEASE);
 		for (unsigned i = 1; i < b->k; i++)
 			ipi_send(b->cores[i], IPI_WAKE);
 	} else {
+		b->ready_ns[me] = vtime_now_ns();
 		__atomic_fetch_add(&b->ready, 1, __ATOMIC_ACQ_REL);
 		ipi_send(leader, IPI_WAKE);
-		WAIT_UNTIL(__atomic_load_n(&b->go, __ATOMIC_ACQUIRE), 0);
+		handshake_wait(&b->go, 1, &b->go_ns);
 	}
 	for (unsigned r = 0; r < reps; r++) {
 		uint64_t s0 = master_calls_served(m);
-		uint64_t t0 = vtime_now_ns(), i0 = read_instret();
+		uint64_t t0 = vtime_now_ns(), i0 = fine_clock();
 		int64_t v = kcall(KC_HEAP_GROW, a, 0, 0);
-		uint64_t i1 = read_instret(), t1 = vtime_now_ns();
+		uint64_t i1 = fine_clock(), t1 = vtime_now_ns();
 		b->instr[me][r] = i1 - i0;
 		b->time_ns[me][r] = t1 - t0;
 		b->services[me][r] = master_calls_served(m) - s0;
 		if (v < 0)
 			note_err((int)v);
 	}
-	b->end[me] = read_instret();
+	b->end[me] = fine_clock();
 }
 
 static void bench_contention(const uint16_t *cores, unsigned k)
@@ -478,9 +552,9 @@ SHELL_CMD(bench_kernel, "bench_kernel [reps]",
 	kprintf("], \"domain0_master\": %u, \"domain0_picos\": [", master);
 	for (unsigned i = 0; i < npico; i++)
 		kprintf("%s%u", i ? ", " : "", picos[i]);
-	kprintf("], \"watchdog_core\": %d, \"icount\": %lu, \"instret_machine_wide\": %s, \"reps\": %u, \"t_inject_ns\": %lu, \"t_hop_ns\": %lu, "
+	kprintf("], \"watchdog_core\": %d, \"icount\": %lu, \"clock\": \"%s\", \"instret_machine_wide\": %s, \"reps\": %u, \"t_inject_ns\": %lu, \"t_hop_ns\": %lu, "
 		"\"t_flit_ns\": %lu, \"flit_bytes\": %lu}\n",
-		watcher, timer_icount, instret_machine_wide() ? "true" : "false", reps,
+		watcher, timer_icount, vtime_active ? "virtual" : "serial", instret_machine_wide() ? "true" : "false", reps,
 		noc_params.timing.t_inject_ns, noc_params.timing.t_hop_ns, noc_params.timing.t_flit_ns, noc_params.timing.flit_bytes);
 
 	unsigned caller = picos[0];

@@ -180,3 +180,26 @@ KTEST(background, kernel_threads_run_on_their_core_and_free_their_stack)
 	KT_ASSERT_EQ(after.free, before.free);
 	KT_ASSERT_EQ(kthread_create(&th[0], note_core, (void *)&ran_on[0], hart_count), -ENXIO);
 }
+
+#define THREAD_SPIN 200000 /* iterations of the joined thread's loop */
+
+static void spin_thread(void *arg)
+{
+	(void)arg;
+	for (volatile unsigned i = 0; i < THREAD_SPIN; i = i + 1)
+		;
+}
+
+/* A join learns of the thread's end no earlier than it happened: on virtual time the joiner's clock
+ * moves past the thread's work, although the joiner only slept meanwhile (on the machine's clock
+ * the work takes guest time anyway). */
+KTEST(background, a_join_waits_for_the_threads_work_on_every_clock)
+{
+	static struct kthread th;
+	uint64_t t0 = vtime_now_ns();
+	KT_ASSERT_EQ(kthread_create(&th, spin_thread, 0, (this_cpu() + 1) % hart_count), 0);
+	kthread_join(&th);
+	uint64_t took = vtime_now_ns() - t0;
+	kprintf("ktest:   a thread of %u loop iterations, joined after %lu ns\n", THREAD_SPIN, took);
+	KT_ASSERT(took >= THREAD_SPIN); /* at least one instruction per iteration, 1 ns or more each */
+}
