@@ -152,7 +152,8 @@ bench-invade: all
 	python3 scripts/bench-invade
 
 bench-alloc: all
-	python3 scripts/bench-alloc
+	python3 scripts/bench-alloc --clock serial
+	python3 scripts/bench-alloc --clock virtual
 
 # CMD is one shell command; the profile goes to the terminal and build/prof/prof.json.
 prof: check-harts all
@@ -180,7 +181,8 @@ help:
 	@echo "  make bench-noc  NoC latency, software overhead, collectives on the virtual and serial clocks (-icount) -> build/bench/noc.json"
 	@echo "  make bench-kernel kernel calls local vs forwarded, contention, dispatchers, on the virtual and serial"
 	@echo "                  clocks (-icount, ~20 s) -> build/bench/kernel.json"
-	@echo "  make bench-alloc  the thesis's job allocation figures 5.1-5.6 (-icount, ~25 min) -> build/bench/alloc.json,"
+	@echo "  make bench-alloc  the thesis's job allocation figures 5.1-5.6 on the serial and the virtual clock (-icount,"
+	@echo "                  about an hour) -> build/bench/alloc-serial.json, alloc.json,"
 	@echo "                  CSV and PNG per figure; scripts/bench-alloc --quick|--only 5.3|--docs (docs/experiments.md)"
 	@echo "  make bench-invade invade/retreat/infect costs and the break-even loop (OctoPOS, -icount, virtual and"
 	@echo "                  serial clocks, ~20 s)"

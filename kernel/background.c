@@ -94,6 +94,11 @@ static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t 
 
 bool core_wait_until(bool (*done)(void *), void *arg, uint64_t until) { return wait_core(done, arg, until, 0); }
 
+bool core_wait_until_ns(bool (*done)(void *), void *arg, uint64_t until_ns)
+{
+	return wait_core(done, arg, 0, until_ns);
+}
+
 void core_wait(bool (*done)(void *), void *arg)
 {
 	core_wait_until(done, arg, 0);
@@ -109,7 +114,7 @@ static bool never(void *arg)
 void core_sleep_us(uint64_t us)
 {
 	if (vtime_active)
-		wait_core(never, 0, 0, vtime_now_ns() + us * 1000);
+		core_wait_until_ns(never, 0, vtime_now_ns() + us * 1000);
 	else
 		core_wait_until(never, 0, timer_now() + timer_us_to_ticks(us));
 }

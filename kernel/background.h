@@ -21,6 +21,9 @@ bool background_work(void);
 void core_wait(bool (*done)(void *), void *arg);
 /* The same with a deadline in timer ticks (0: none); false if it passed first. */
 bool core_wait_until(bool (*done)(void *), void *arg, uint64_t deadline);
+/* The same with a deadline on this core's clock, vtime_now_ns() (0: none): under virtual time
+ * the deadline is one of the core's events, reached by a jump like a sleep's end. */
+bool core_wait_until_ns(bool (*done)(void *), void *arg, uint64_t deadline_ns);
 /* Sleeps us microseconds, doing background work meanwhile. */
 void core_sleep_us(uint64_t us);
 

@@ -20,6 +20,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "drivers/timer.h"
+#include "kernel/vtime.h"
 #include "lib/format.h"
 
 static uint64_t watchdog_s;
@@ -44,7 +45,7 @@ void watchdog_note_event(unsigned kind)
 void alloc_diagnose(const char *why)
 {
 	unsigned idle = 0;
-	uint64_t now_ms = timer_now_ns() / 1000000;
+	uint64_t now_ms = vtime_now_ns() / 1000000; /* this core's clock, like every time the jobs report */
 	kprintf("alloc: DIAGNOSIS at %lu ms: %s\n", now_ms, why);
 	kprintf("alloc: %ld jobs open at their homes; this core (%u) waits for %u reports\n",
 		__atomic_load_n(&jobs_open, __ATOMIC_RELAXED), this_cpu(), alloc_outstanding());

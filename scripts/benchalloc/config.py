@@ -24,6 +24,15 @@ ICOUNT_NOTE = ("QEMU -icount shift=0,align=off,sleep=off: 1 guest instruction = 
                "harts one at a time (round robin), so the micro-kernels' software costs add up instead of "
                "overlapping as they would on parallel hardware: a protocol that keeps many micro-kernels busy "
                "at once pays for all of them in sequence (docs/noc.md, docs/benchmarks.md).")
+VIRTUAL_NOTE = ("QEMU -icount shift=0,align=off,sleep=off with vtime=1 (conservative synchronisation): every core "
+                "keeps its own clock, 1 ns per instruction it executes plus the time it skips while it waits for "
+                "an event (docs/time.md), so the micro-kernels' software costs overlap as they would on parallel "
+                "hardware and messages take the NoC model's time between them; a boot still repeats bit for bit.")
+
+
+def clock_note(clock):
+    """How the times of a run on `clock` ('serial' or 'virtual') come about: printed, and kept in alloc.json."""
+    return VIRTUAL_NOTE if clock == "virtual" else ICOUNT_NOTE
 
 # Fig. 5.1's panels: the thesis's K on 7x7 (micro-kernels' worth of cores per job) and run time.
 PARALLEL_RUN_US = 2000000  # jobs meant to run side by side (5.1a, 5.1b, 5.2): longer than any wait (see PROBES)

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 from .claims import claims
-from .config import GUEST_TIMEOUT_S, ICOUNT_NOTE, REALTASK_HARTS, ROOT, VCORES
+from .config import GUEST_TIMEOUT_S, REALTASK_HARTS, ROOT, VCORES, clock_note
 from .runs import compact_jobs
 
 KERNEL_SOURCES = ["kernel", "drivers", "arch", "lib", "user", "tests/ktest", "linker.ld"]
@@ -58,7 +58,7 @@ def make_data(args, boots, figs, revision, kernel_sha, runtime, repeat):
         "partial_sim": VCORES, "realtask_harts": REALTASK_HARTS, "scheme_for_policies": "fixed",
         "scenario_guest_timeout_s": GUEST_TIMEOUT_S,
         "noc": noc_parameters(),
-        "icount": ICOUNT_NOTE,
+        "icount": clock_note(args.clock),
         "clock": args.clock + (" (vtime=1: every core's own clock, docs/time.md)" if args.clock == "virtual" else
                                " (the machine's clock: the work of all harts adds up)"),
         "timing": "t_submit: the jobs' common submission instant; wait_ns = t_start - t_submit (the thesis's job "
