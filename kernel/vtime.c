@@ -50,6 +50,8 @@ struct vtime_core {
 	uint64_t late, late_ns;      /* messages posted after it had looked past their arrival (atomic) */
 	uint64_t jumps, polls;       /* its own statistics */
 	uint64_t polls_in_a_row;     /* looks in this wait without moving (a stall report after VTIME_STALL_POLLS) */
+	uint32_t blocker;            /* the core whose bound kept its last look from moving (UINT32_MAX: none) */
+	uint64_t blocker_latency;    /* the latency that look added to that bound */
 } __attribute__((aligned(64)));
 
 static struct vtime_core vt[MOSAIC_MAX_HARTS];
@@ -95,6 +97,7 @@ void vtime_start(void)
 	for (unsigned c = 0; c < hart_count; c++) {
 		vt[c].skip = t0 - insns_of(c) * vtime_ns_per_insn;
 		vt[c].wait_next = UINT64_MAX;
+		vt[c].blocker = UINT32_MAX;
 	}
 	vt[this_cpu()].skip = 0;
 	__atomic_store_n(&vtime_active, true, __ATOMIC_RELEASE);
@@ -153,28 +156,57 @@ static void atomic_max(uint64_t *p, uint64_t v)
  * hart_call (no latency: the callee takes the caller's clock), so any core may send
  * from the lowest bound of all on: that is lowest + the least latency to here.
  */
+static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED; }
+
 static uint64_t safe_until(unsigned me)
 {
 	uint64_t safe = UINT64_MAX, lowest = UINT64_MAX, least_latency = UINT64_MAX;
+	unsigned limit = UINT32_MAX, lowest_core = UINT32_MAX;
+	uint64_t limit_latency = 0;
 	for (unsigned c = 0; c < hart_count; c++) {
-		if (c == me || harts[c].state == HART_ABSENT || harts[c].state == HART_FAILED)
+		if (c == me || !live(c))
 			continue;
 		uint64_t lb = lower_bound(c), l = lookahead ? lookahead(c, me) : 0;
 		if (l < least_latency)
 			least_latency = l;
 		if (lb == UINT64_MAX)
 			continue;
-		if (lb < lowest)
+		if (lb < lowest) {
 			lowest = lb;
-		if (lb + l < safe)
+			lowest_core = c;
+		}
+		if (lb + l < safe) {
 			safe = lb + l;
+			limit = c;
+			limit_latency = l;
+		}
 	}
-	if (lowest != UINT64_MAX && lowest + least_latency < safe)
+	if (lowest != UINT64_MAX && lowest + least_latency < safe) {
 		safe = lowest + least_latency;
+		limit = lowest_core;
+		limit_latency = least_latency;
+	}
+	vt[me].blocker = limit; /* the term that set safe: what the next look checks first */
+	vt[me].blocker_latency = limit_latency;
 	uint64_t mine = lower_bound(me), least = mine < lowest ? mine : lowest;
 	if (least != UINT64_MAX)
 		atomic_max(&floor_seen, least); /* the floor for free: this look read every bound */
 	return safe;
+}
+
+/*
+ * Whether `target` is still out of reach, judged from the one term that kept this core's last look
+ * from reaching it: safe_until is a minimum, so while that core's bound plus the same latency stays
+ * below the target, a full look (a read of every core's bound) would say no as well. O(1), and
+ * exact in that direction only: when it says "maybe", the caller looks at every core.
+ */
+static bool still_blocked(unsigned me, uint64_t target)
+{
+	unsigned b = vt[me].blocker;
+	if (b >= hart_count || !live(b))
+		return false;
+	uint64_t lb = lower_bound(b);
+	return lb != UINT64_MAX && lb + vt[me].blocker_latency < target;
 }
 
 void vtime_wait_begin(void)
@@ -301,7 +333,7 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 		return true; /* already due: look again */
 	if (target == UINT64_MAX)
 		return false; /* nothing to wait for but an interrupt */
-	if (vtime_lax || target <= safe_until(me)) {
+	if (vtime_lax || (!still_blocked(me, target) && target <= safe_until(me))) {
 		v->jumped_to = target;
 		v->jumps++;
 		v->polls_in_a_row = 0;
@@ -325,7 +357,7 @@ void vtime_settle(void)
 	vtime_wait_begin(); /* published as waiting for nothing later than now */
 	uint64_t now = v->wait_start;
 	__atomic_store_n(&v->wait_next, now, __ATOMIC_RELEASE);
-	while (!vtime_lax && now > safe_until(me)) {
+	while (!vtime_lax && (still_blocked(me, now) || now > safe_until(me))) {
 		v->polls++;
 		timer_sleep_until(timer_now() + timer_us_to_ticks(VTIME_POLL_US));
 	}
