@@ -8,7 +8,7 @@ import statistics
 from .config import POLICIES, THESIS_NUMBERS
 from .claims import TIE_PCT, ac_wins
 from .figures import first_task_start_ns, realtask
-from .fmt import fmt_run, md_pct, md_table, md_us
+from .fmt import clock_of, fmt_run, md_pct, md_table, md_us
 from .stats import rank
 
 
@@ -90,14 +90,20 @@ def sparse(figs, cl, how, raw, meshes, base):
             rows.append([i + 1, w[1], w[2], w[3], a[1], a[2], a[3]])
         add(md_table(["job", "wait ac", "wait ab", "ac vs ab", "protocol ac", "protocol ab", "ac vs ab"], rows))
         add("")
+    serial_clock = clock_of(how) == "serial"
     why = ["**Why**: the thesis's case for active cancellation is parallelism: the four corner requests proceed "
            "side by side, each answered by its own neighbourhood, while the sequencer lets one request collect "
-           "cores at a time and releases the next only when the previous job's spawn has gone out. Under -icount "
-           "nothing proceeds side by side (the harts run one at a time), so what decides is the total work"]
+           "cores at a time and releases the next only when the previous job's spawn has gone out. "
+           + ("Under -icount nothing proceeds side by side (the harts run one at a time), so what decides is the "
+              "total work" if serial_clock else
+              "On the cores' own clocks the requests do proceed side by side, as on the thesis's chip, so what "
+              "decides is each request's path: the messages and the micro-kernels' work that lie on it")]
     shown = [p for p in (_panel(figs, x, base) for x in "ab") if p]
     if shown and all((_msgs(p["policies"].get("ac")).get("mean") or 0) > (_msgs(p["policies"].get("ab")).get("mean")
                                                                            or 0) for p in shown):
-        why.append(", and active cancellation makes more of it: each of its greedy requests reaches every "
+        why.append((", and active cancellation makes more of it" if serial_clock else
+                    ", although active cancellation sends more messages in all") +
+                   ": each of its greedy requests reaches every "
                    "micro-kernel, the requests meet there, and the younger ones are cancelled and renewed")
     extra = []
     for panel in "ab":
@@ -132,8 +138,12 @@ def sparse(figs, cl, how, raw, meshes, base):
             "In real-task mode the protocol's part of the first job's wait is small under both policies; what "
             "differs is the start of the tasks after the allocation (first job, ac against ab: "
             + "; ".join(parts) + "). The policies hand the jobs different cores at different moments, and the two "
-            "jobs' task starts share the harts, which -icount runs one at a time, so how long a start takes "
-            "depends on where and when each job starts, not on the time the protocol itself takes.")
+            + ("jobs' task starts share the harts, which -icount runs one at a time, so how long a start takes "
+               "depends on where and when each job starts, not on the time the protocol itself takes."
+               if serial_clock else
+               "jobs' tasks are loaded by their pico-kernels side by side, each at its own pace, so the start "
+               "depends on which cores a job got and what they were doing, not on the time the protocol itself "
+               "takes."))
     add("".join(why))
     add("")
 
@@ -214,10 +224,17 @@ def dense(figs, cl, how, raw, meshes, base):
     txt.append(
         "The sequencer collects cores for one request at a time, in the order the requests reach it, so the first "
         "request meets no competition however many follow it. Active cancellation's first job waits for a round "
-        "of cancellations among all n requests, and under -icount every message of that round is paid in "
-        "sequence. " + ("That is why the sequencer wins so early, at a few simultaneous jobs rather than at a "
-                        "quarter of the micro-kernels: on parallel hardware the round's messages would overlap. "
-                        if early else "") + "Active cancellation, for "
+        "of cancellations among all n requests, and " +
+        ("under -icount every message of that round is paid in sequence. "
+         + ("That is why the sequencer wins so early, at a few simultaneous jobs rather than at a quarter of the "
+            "micro-kernels: on parallel hardware the round's messages would overlap. " if early else "")
+         if clock_of(how) == "serial" else
+         "on the cores' own clocks that round's messages overlap, but every micro-kernel still handles all n "
+         "requests one after another, so the round grows with n. "
+         + ("The sequencer still wins early, at a few simultaneous jobs rather than at a quarter of the "
+            "micro-kernels: its first request meets no competition at all, and Mosaic's software per message "
+            "(a few µs) weighs more against the NoC's latency than on the thesis's chip. " if early else ""))
+        + "Active cancellation, for "
         "its part, has a cheaper way out of the worst case than the thesis's n - 1 cancellations in a row: a home "
         "that already knows an older request does not send its own (`ac_begin`, kernel/alloc/policy_ac.c), and "
         "the cancellations go out from all homes at once, so the highest-priority job collects the machine after "
