@@ -94,9 +94,9 @@ uint32_t alloc_domain_cores(unsigned dom);
  */
 int alloc_submit(const struct job_spec *s, const char **why);
 
-/* Takes one report that arrived for this core (block: wait for one until this core's clock,
- * vtime_now_ns(), reaches deadline_ns; 0 = forever). 0, -EAGAIN if none (in time). */
-int alloc_collect(struct job_report *r, bool block, uint64_t deadline_ns);
+/* Takes one report that arrived for this core (block: wait for one until the machine's timer
+ * reaches deadline, in ticks; 0 = forever). 0, -EAGAIN if none (in time). */
+int alloc_collect(struct job_report *r, bool block, uint64_t deadline);
 
 /* Jobs this core submitted whose reports have not been collected yet. */
 unsigned alloc_outstanding(void);

@@ -126,14 +126,14 @@ static bool report_visible(void *arg)
 }
 
 /* core_wait_until also wakes at the delivery time of a report still in flight (background.c) */
-bool alloc_wait_report(int tag, uint64_t deadline_ns)
+bool alloc_wait_report(int tag, uint64_t deadline)
 {
-	return core_wait_until_ns(report_visible, (void *)(uint64_t)tag, deadline_ns);
+	return core_wait_until(report_visible, (void *)(uint64_t)tag, deadline);
 }
 
-int alloc_collect(struct job_report *r, bool block, uint64_t deadline_ns)
+int alloc_collect(struct job_report *r, bool block, uint64_t deadline)
 {
-	if (block && !alloc_wait_report(0, deadline_ns))
+	if (block && !alloc_wait_report(0, deadline))
 		return -EAGAIN;
 	if (!report_visible(0))
 		return -EAGAIN;
@@ -249,9 +249,10 @@ static unsigned shell_collect(bool block, uint64_t timeout_us, bool json)
 {
 	unsigned got = 0;
 	struct job_report r;
-	/* one deadline for all the reports, on this core's clock (virtual time: the simulated machine's) */
-	uint64_t deadline_ns = block && timeout_us ? vtime_now_ns() + timeout_us * 1000 : 0;
-	while (alloc_outstanding() && alloc_collect(&r, block, deadline_ns) == 0) {
+	/* one deadline for all the reports, on the machine's clock (docs/time.md: a deadline on the
+	 * core's own clock let a waiting micro-kernel jump over protocol work it still had to do) */
+	uint64_t deadline = block && timeout_us ? timer_now() + timer_us_to_ticks(timeout_us) : 0;
+	while (alloc_outstanding() && alloc_collect(&r, block, deadline) == 0) {
 		shell_reports[shell_nreports++ % SHELL_REPORTS] = r;
 		if (json)
 			alloc_report_json(&r, 0, "");
