@@ -20,7 +20,46 @@ CLAIM_NAMES = {"sparse": "Active cancellation cheaper for sparse jobs",
 
 # (claim, verdict on the serial clock, verdict on the virtual clock) -> why they differ (or agree), from the
 # runs of 2026-11-24 (docs/experiments.md's "How it was run")
-EXPLANATIONS = {}
+_NOT_RUN = ("Its figures were not run on the virtual clock this time: on the cores' own clocks a 7x7 boot with 49 "
+            "whole-machine jobs under active cancellation (Fig. 5.3) took more than 15 minutes of host time, and "
+            "the 12x9 real-task boots (Figs. 5.4, 5.5) 3 to 20 minutes each, so only the serial verdict stands "
+            "([time.md](time.md), host-time cost).")
+_SPARSE = ("On the serial clock the four corner requests' work adds up, so active cancellation's extra messages "
+           "(requests that reach every micro-kernel, cancellations, renewed requests) count in full against it; on "
+           "the cores' own clocks the requests proceed side by side, as on the thesis's chip, and a job waits only "
+           "for what lies on its own request's path. Fig. 5.4 was not run on the virtual clock.")
+_PROPAGATION = ("On the serial clock a wave costs the sum of every node's software, so the naive source's one send per "
+                "node is as cheap as any pattern and its lack of parallelism costs nothing; on the cores' own clocks "
+                "a pattern's nodes forward side by side and a wave costs about the tree's depth, while the naive "
+                "source still sends and takes back every message itself, so naive becomes the slowest once the "
+                "region is more than a few nodes (the tables of Fig. 5.6).")
+_FLOODING = ("The same verdict for different reasons. On the serial clock flooding is dearer than naive at every size: "
+             "it handles the most messages and they add up. On the cores' own clocks its copies are handled side by "
+             "side, so it becomes cheaper than naive from a few tens of nodes on and stays so. Neither clock shows "
+             "the thesis's rise back to naive's cost.")
+_SERIAL = ("Both clocks give active cancellation's first job a longer wait when the four jobs cannot all run at once: "
+           "it waits for the cancellation round among the four requests whichever clock measures it; the amount "
+           "differs (the in-short columns).")
+_TILES = ("Fig. 5.2 puts n jobs of n micro-kernels on an n x n tile. On the serial clock every micro-kernel's handling "
+          "of all n requests adds up, which weighs on active cancellation's first job as n grows; on the cores' own "
+          "clocks that handling overlaps across micro-kernels but not within one, so the verdicts can differ tile by "
+          "tile (the in-short columns give the first job's change at the smallest and the largest tile).")
+_RSD = ("On the serial clock a wait depends on everything every hart did meanwhile, so it spreads with the machine "
+        "state a run starts from; on the cores' own clocks a wait is the work and flights on the job's own path, "
+        "and the runs of one point spread much less.")
+EXPLANATIONS = {
+    ("dense", "holds in part", "not measured"): _NOT_RUN,
+    ("dense", "holds", "not measured"): _NOT_RUN,
+    ("dense", "does not hold", "not measured"): _NOT_RUN,
+    **{("sparse", sv, vv): _SPARSE for sv, vv in (("does not hold", "holds in part"), ("does not hold", "holds"),
+                                                   ("holds in part", "holds"))},
+    **{("propagation", "does not hold", vv): _PROPAGATION for vv in ("holds", "holds in part")},
+    ("flooding", "does not hold", "does not hold"): _FLOODING,
+    **{("serial", sv, vv): _SERIAL for sv in ("holds", "holds in part") for vv in ("holds", "holds in part")},
+    **{("tiles", sv, vv): _TILES for sv in ("holds", "holds in part", "does not hold")
+       for vv in ("holds", "holds in part", "does not hold")},
+    **{("rsd", "does not hold", vv): _RSD for vv in ("holds", "holds in part")},
+}
 
 
 def _means(figs):
@@ -52,6 +91,13 @@ def docs_clocks(data, cl, dc):
         "micro-kernel's time is its own work and the messages' flights, and work on different micro-kernels "
         "overlaps.")
     add("")
+    run = lambda d: sorted(f for f in (d["how"].get("figures_run") or d["figures"]) if f.startswith("5."))  # noqa: E731
+    vf, sf = run(data), run(comp)
+    if vf != sf:
+        add(f"Figures measured on the virtual clock: {', '.join(vf)}; on the serial clock: {', '.join(sf)}. A claim "
+            "whose figures were not run on a clock is \"not measured\" there (the host time it would take is in "
+            "[time.md](time.md)).")
+        add("")
     rows = []
     for cid, name in CLAIM_NAMES.items():
         if cid not in cl:
