@@ -191,6 +191,11 @@ def dense(figs, cl, how, raw, meshes, base):
         add(md_table(["job", "exclusive ac", "exclusive ab", "ac vs ab", "hand-over ac", "hand-over ab"], rows))
         add("")
     ev53 = [e for e in c["evidence"] if e["figure"] == "5.3"]
+    if c["verdict"] == "not measured":
+        add("**Measured**: nothing on this page's clock: Figs. 5.3 and 5.5 were not run "
+            "([Virtual against serial clock](#virtual-against-serial-clock)).")
+        add("")
+        return L
     txt = ["**Measured**: "]
     for e in ev53:
         if e["ab_cheaper_at_n"]:

@@ -59,6 +59,13 @@ EXPLANATIONS = {
     **{("tiles", sv, vv): _TILES for sv in ("holds", "holds in part", "does not hold")
        for vv in ("holds", "holds in part", "does not hold")},
     **{("rsd", "does not hold", vv): _RSD for vv in ("holds", "holds in part")},
+    ("rsd", "does not hold", "does not hold"): (
+        "The same verdict, from different runs. On the serial clock the largest spreads are active cancellation's "
+        "and the waits spread with the machine state a run starts from (17 % of the means above 20 %). On the "
+        "cores' own clocks most means are steadier (5 % above 20 %), and the largest spreads are the sequencer's: "
+        "single runs in which one of its jobs waited about a whole earlier job's run (Fig. 5.1e job 2: mean 67 ms "
+        "against a median in microseconds; Fig. 5.2's last jobs up to 0.67 s). Whether those waits are the "
+        "protocol's or an artefact of the clocks is not known yet: they were not traced."),
 }
 
 
