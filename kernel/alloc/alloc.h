@@ -94,9 +94,12 @@ uint32_t alloc_domain_cores(unsigned dom);
  */
 int alloc_submit(const struct job_spec *s, const char **why);
 
-/* Takes one report that arrived for this core (block: wait for one until the machine's timer
- * reaches deadline, in ticks; 0 = forever). 0, -EAGAIN if none (in time). */
-int alloc_collect(struct job_report *r, bool block, uint64_t deadline);
+/* Takes one report that arrived for this core (block: wait for one, up to
+ * timeout_us, 0 = forever). 0, -EAGAIN if none (in time). */
+int alloc_collect(struct job_report *r, bool block, uint64_t timeout_us);
+/* The same with an absolute deadline in machine timer ticks (0 = forever), for a caller that
+ * collects several reports within one timeout. */
+int alloc_collect_by(struct job_report *r, bool block, uint64_t deadline);
 
 /* Jobs this core submitted whose reports have not been collected yet. */
 unsigned alloc_outstanding(void);

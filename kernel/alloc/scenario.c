@@ -269,7 +269,7 @@ static int run_once(struct scenario *sc, unsigned run, bool json, bool table, ui
 	uint64_t deadline = timer_now() + timer_us_to_ticks(timeout_s * 1000000);
 	struct job_report r;
 	for (bool header = true; got < sc->n; got++) {
-		if (alloc_collect(&r, true, deadline) != 0)
+		if (alloc_collect_by(&r, true, deadline) != 0)
 			break;
 		ok += r.status == JOB_OK;
 		if (r.t_submit_ns < first)

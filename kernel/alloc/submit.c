@@ -131,7 +131,12 @@ bool alloc_wait_report(int tag, uint64_t deadline)
 	return core_wait_until(report_visible, (void *)(uint64_t)tag, deadline);
 }
 
-int alloc_collect(struct job_report *r, bool block, uint64_t deadline)
+int alloc_collect(struct job_report *r, bool block, uint64_t timeout_us)
+{
+	return alloc_collect_by(r, block, timeout_us ? timer_now() + timer_us_to_ticks(timeout_us) : 0);
+}
+
+int alloc_collect_by(struct job_report *r, bool block, uint64_t deadline)
 {
 	if (block && !alloc_wait_report(0, deadline))
 		return -EAGAIN;
@@ -249,10 +254,10 @@ static unsigned shell_collect(bool block, uint64_t timeout_us, bool json)
 {
 	unsigned got = 0;
 	struct job_report r;
-	/* one deadline for all the reports, on the machine's clock (docs/time.md: a deadline on the
-	 * core's own clock let a waiting micro-kernel jump over protocol work it still had to do) */
+	/* one deadline for all the reports, on the machine's clock (docs/time.md: deadlines on the
+	 * core's own clock were tried, and runs on the virtual clock stalled) */
 	uint64_t deadline = block && timeout_us ? timer_now() + timer_us_to_ticks(timeout_us) : 0;
-	while (alloc_outstanding() && alloc_collect(&r, block, deadline) == 0) {
+	while (alloc_outstanding() && alloc_collect_by(&r, block, deadline) == 0) {
 		shell_reports[shell_nreports++ % SHELL_REPORTS] = r;
 		if (json)
 			alloc_report_json(&r, 0, "");

@@ -587,7 +587,9 @@ static struct task t_delay[3];
 static void delay_body(struct ktest_ctx *kt)
 {
 	unsigned me = this_cpu();
-	uint64_t delay = timer_us_to_ticks(3000);
+	/* long enough that the few checks before the release cannot outlast it: without -icount guest
+	 * time follows the host, which can stall QEMU for milliseconds (a 3 ms delay once ran out in CI) */
+	uint64_t delay = timer_us_to_ticks(50000);
 	struct task *t = &t_delay[0];
 	KT_ASSERT_EQ(task_init(t, nop, 0, 0), 0);
 	KT_ASSERT_EQ(task_set_timing(t, delay, 0), 0);
