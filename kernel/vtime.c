@@ -294,7 +294,7 @@ static uint64_t frontier(unsigned me)
 {
 	uint64_t latest = 0;
 	for (unsigned c = 0; c < hart_count; c++) {
-		if (c == me || harts[c].state == HART_ABSENT || harts[c].state == HART_FAILED)
+		if (c == me || !live(c))
 			continue;
 		uint64_t t = vtime_of(c);
 		if (__atomic_load_n(&vt[c].waiting, __ATOMIC_ACQUIRE)) {
@@ -390,7 +390,7 @@ void vtime_external_event(void)
 		return;
 	uint64_t latest = 0;
 	for (unsigned c = 0; c < hart_count; c++)
-		if (harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED && vtime_of(c) > latest)
+		if (live(c) && vtime_of(c) > latest)
 			latest = vtime_of(c);
 	vtime_advance_to(latest);
 }
