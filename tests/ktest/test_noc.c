@@ -216,22 +216,34 @@ KTEST(noc, contention_on_a_shared_link)
 	struct flows disjoint = {.a_src = mesh_core_at(0, 0), .a_dst = mesh_core_at(3, 0), .b_src = mesh_core_at(1, 1),
 				 .b_dst = mesh_core_at(4, 1)};
 	KT_ASSERT_EQ(run_flows(&disjoint), 0);
-	KT_ASSERT_EQ(run_flows(&shared), 0);
 	/* disjoint: both exactly as the model says, no waiting */
 	KT_ASSERT_EQ(disjoint.b.t_wait_ns, 0);
 	KT_ASSERT_EQ(disjoint.b.t_deliver_ns - disjoint.b.t_send_ns, noc_model_ns(3, 16));
 	/* shared: B's head reaches link (1,0)->(2,0) (A's 2nd link, B's 1st) while A's 256
-	 * flits still hold it; the model predicts exactly how long it waits */
-	uint64_t a_holds_until = shared.a.t_send_ns + noc_params.timing.t_inject_ns + 1 * noc_params.timing.t_hop_ns +
-				 noc_flits(FLOW_A_BYTES) * noc_params.timing.t_flit_ns;
-	uint64_t b_arrives = shared.b.t_send_ns + noc_params.timing.t_inject_ns;
-	uint64_t predicted_wait = a_holds_until > b_arrives ? a_holds_until - b_arrives : 0;
+	 * flits still hold it; the model predicts exactly how long it waits. On the serial
+	 * clock without -icount a host stall can delay B past A's last flit (12.8 us by
+	 * default); then B rightly does not wait, and the test tries again, since a wait
+	 * must be seen at least once. On the core clocks and under -icount the first try
+	 * always overlaps. */
+	uint64_t predicted_wait = 0;
+	unsigned tries = 0;
+	for (; tries < 8 && predicted_wait == 0; tries++) {
+		shared = (struct flows){.a_src = shared.a_src, .a_dst = shared.a_dst, .b_src = shared.b_src,
+					.b_dst = shared.b_dst};
+		KT_ASSERT_EQ(run_flows(&shared), 0);
+		uint64_t a_holds_until = shared.a.t_send_ns + noc_params.timing.t_inject_ns +
+					 1 * noc_params.timing.t_hop_ns +
+					 noc_flits(FLOW_A_BYTES) * noc_params.timing.t_flit_ns;
+		uint64_t b_arrives = shared.b.t_send_ns + noc_params.timing.t_inject_ns;
+		predicted_wait = a_holds_until > b_arrives ? a_holds_until - b_arrives : 0;
+		/* whatever the overlap, the model must have charged exactly this */
+		KT_ASSERT_EQ(shared.b.t_wait_ns, predicted_wait);
+		KT_ASSERT_EQ(shared.b.t_deliver_ns - shared.b.t_send_ns, noc_model_ns(3, 16) + predicted_wait);
+	}
 	KT_ASSERT(predicted_wait > 0);
-	KT_ASSERT_EQ(shared.b.t_wait_ns, predicted_wait);
-	KT_ASSERT_EQ(shared.b.t_deliver_ns - shared.b.t_send_ns, noc_model_ns(3, 16) + predicted_wait);
 	KT_ASSERT_EQ(shared.a.t_wait_ns, 0);
-	kprintf("ktest:   shared link: B waited %lu ns (predicted %lu); disjoint: 0\n", shared.b.t_wait_ns,
-		predicted_wait);
+	kprintf("ktest:   shared link: B waited %lu ns (predicted %lu, try %u); disjoint: 0\n", shared.b.t_wait_ns,
+		predicted_wait, tries);
 }
 
 /* ---- no loss, order kept, no deadlock ---- */
