@@ -68,6 +68,12 @@ static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t 
 				own = work_ns;
 			if (until_ns && until_ns < own)
 				own = until_ns;
+			/* work handed over since the last look is due now: published as such, this core's
+			 * bound stays at its clock until it has run it (a hand-over's note may have come
+			 * before vtime_wait_begin, which forgets notes) */
+			if (vtime_active && (done(arg) || dispatcher_has_ready(me) || kthread_has_ready(me) ||
+					     (me == boot_cpu && hart_call_pending())))
+				own = 0;
 			uint64_t deadline;
 			if (vtime_idle(own, observer_ns, &deadline))
 				break; /* the clock reached this core's next event */

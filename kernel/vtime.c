@@ -5,13 +5,21 @@
  * core may move its clock to its next event T only if no other core can still send
  * it a message that arrives before T. A core c can next send no earlier than its
  * lower bound lb(c): its clock while it runs, or, while it waits, the later of its
- * clock and its own next event (wait_next, which a sender lowers when it posts a
- * message to it). A message from c arrives at least lookahead(c, me) after it is
+ * clock and its next event: the earlier of the events it waits for (own_next) and
+ * those others handed it during the wait (noted_next, which a sender lowers when it
+ * posts a message to it). A message from c arrives at least lookahead(c, me) after it is
  * sent, so T is safe if T <= lb(c) + lookahead(c, me) for every other core c.
  * No deadlock: if every core waits, the one whose next event is earliest is always
  * safe (every other lower bound is at least that time); a running core advances by
  * running. A waiting core that is not yet safe sleeps and looks again after
  * VTIME_POLL_US of machine time.
+ *
+ * Two races are closed on purpose. A core that begins a wait has not yet said what it
+ * waits for, and something may already be queued for it: until its first look its
+ * own_next is its clock (it may still send at once), never "nothing". And a look reads
+ * the bounds one by one: a sender may hand work to a core already read as idle and then
+ * run on, so that its own bound, read later, no longer covers that work; every lowering
+ * of a bound bumps bound_changes, and a look that saw it change does not move.
  *
  * A wait costs no virtual time of its own: the instructions a core runs while it
  * waits (polls, wake-ups for messages still in flight) are taken back when the wait
@@ -44,11 +52,13 @@ struct vtime_core {
 	volatile uint64_t skip;      /* clock = instructions x ns_per_insn + skip (mod 2^64) */
 	volatile uint64_t wait_start; /* while waiting: its clock when the wait began */
 	uint64_t jumped_to;          /* the time its current wait jumped to (0: none) */
-	volatile uint64_t wait_next; /* while waiting: its next own event, ns (UINT64_MAX: none) */
+	volatile uint64_t own_next;  /* while waiting: its next event as it last looked (its clock until then) */
+	volatile uint64_t noted_next; /* while waiting: the earliest event others handed it since (atomic min) */
 	volatile uint64_t last_look; /* it concluded "nothing arrived" up to this time */
 	volatile uint32_t waiting;
 	uint64_t late, late_ns;      /* messages posted after it had looked past their arrival (atomic) */
 	uint64_t jumps, polls;       /* its own statistics */
+	uint64_t torn;               /* looks read again because a bound was lowered meanwhile */
 	uint64_t polls_in_a_row;     /* looks in this wait without moving (a stall report after VTIME_STALL_POLLS) */
 	uint32_t blocker;            /* the core whose bound kept its last look from moving (UINT32_MAX: none) */
 	uint64_t blocker_latency;    /* the latency that look added to that bound */
@@ -96,7 +106,7 @@ void vtime_start(void)
 	uint64_t t0 = vclock_instret() * vtime_ns_per_insn;
 	for (unsigned c = 0; c < hart_count; c++) {
 		vt[c].skip = t0 - insns_of(c) * vtime_ns_per_insn;
-		vt[c].wait_next = UINT64_MAX;
+		vt[c].own_next = vt[c].noted_next = UINT64_MAX;
 		vt[c].blocker = UINT32_MAX;
 	}
 	vt[this_cpu()].skip = 0;
@@ -123,6 +133,14 @@ void vtime_advance_to(uint64_t t)
 	}
 }
 
+/* A waiting core's next event: the earlier of what it waits for and what it was handed. */
+static uint64_t next_event(unsigned c)
+{
+	uint64_t own = __atomic_load_n(&vt[c].own_next, __ATOMIC_ACQUIRE);
+	uint64_t noted = __atomic_load_n(&vt[c].noted_next, __ATOMIC_ACQUIRE);
+	return own < noted ? own : noted;
+}
+
 /* The earliest time core c can still send: its clock while it runs; while it waits, the
  * later of its clock at the wait's start (what the wait leaves it at) and its next event. */
 static uint64_t lower_bound(unsigned c)
@@ -130,9 +148,15 @@ static uint64_t lower_bound(unsigned c)
 	if (!__atomic_load_n(&vt[c].waiting, __ATOMIC_ACQUIRE))
 		return vtime_of(c);
 	uint64_t start = __atomic_load_n(&vt[c].wait_start, __ATOMIC_ACQUIRE);
-	uint64_t next = __atomic_load_n(&vt[c].wait_next, __ATOMIC_ACQUIRE);
+	uint64_t next = next_event(c);
 	return next > start ? next : start;
 }
+
+/* Bumped after every lowering of a waiting core's bound (vtime_note_send, vtime_note_event):
+ * a look whose reads straddle one may have read the receiver before and the sender after,
+ * and must not move on what it read. */
+static uint64_t bound_changes;
+#define VTIME_TORN (UINT64_MAX - 1) /* look_once: the bounds changed while it read them */
 
 /* The least lower bound of all cores, as the latest look of a waiting core found it. It
  * never falls: a core's bound drops only when another starts it or sends to it, and then
@@ -150,16 +174,18 @@ static void atomic_max(uint64_t *p, uint64_t v)
 		;
 }
 
+/* A core that takes part in time: present and not failed. */
+static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED; }
+
 /*
  * The latest time up to which no message can still arrive here unseen. Besides each
  * core's own bound, a waiting core can be started at once by another through a
  * hart_call (no latency: the callee takes the caller's clock), so any core may send
  * from the lowest bound of all on: that is lowest + the least latency to here.
  */
-static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED; }
-
-static uint64_t safe_until(unsigned me)
+static uint64_t look_once(unsigned me)
 {
+	uint64_t changes = __atomic_load_n(&bound_changes, __ATOMIC_SEQ_CST);
 	uint64_t safe = UINT64_MAX, lowest = UINT64_MAX, least_latency = UINT64_MAX;
 	unsigned limit = UINT32_MAX, lowest_core = UINT32_MAX;
 	uint64_t limit_latency = 0;
@@ -188,10 +214,28 @@ static uint64_t safe_until(unsigned me)
 	}
 	vt[me].blocker = limit; /* the term that set safe: what the next look checks first */
 	vt[me].blocker_latency = limit_latency;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&bound_changes, __ATOMIC_SEQ_CST) != changes) {
+		vt[me].blocker = UINT32_MAX; /* torn: the next look reads every core again */
+		return VTIME_TORN;
+	}
 	uint64_t mine = lower_bound(me), least = mine < lowest ? mine : lowest;
 	if (least != UINT64_MAX)
 		atomic_max(&floor_seen, least); /* the floor for free: this look read every bound */
 	return safe;
+}
+
+/* safe_until's look, read again at once if a bound was lowered while it read (a few times:
+ * under a message storm it then waits for the next poll rather than spin). */
+static uint64_t safe_until(unsigned me)
+{
+	for (unsigned tries = 0; tries < 4; tries++) {
+		uint64_t safe = look_once(me);
+		if (safe != VTIME_TORN)
+			return safe;
+		vt[me].torn++;
+	}
+	return 0;
 }
 
 /*
@@ -217,7 +261,9 @@ void vtime_wait_begin(void)
 	__atomic_store_n(&v->wait_start, vtime_now_ns(), __ATOMIC_RELAXED);
 	v->jumped_to = 0;
 	v->polls_in_a_row = 0; /* a stall is counted within one wait, not across many short ones */
-	__atomic_store_n(&v->wait_next, UINT64_MAX, __ATOMIC_RELAXED);
+	/* until its first look the core may still send at once (it has not read its queues yet) */
+	__atomic_store_n(&v->own_next, v->wait_start, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->noted_next, UINT64_MAX, __ATOMIC_RELAXED);
 	__atomic_store_n(&v->waiting, 1, __ATOMIC_RELEASE);
 	fence();
 }
@@ -231,7 +277,7 @@ uint64_t vtime_hold_begin(void)
 		return 0;
 	uint64_t now = vtime_now_virtual();
 	__atomic_store_n(&v->wait_start, now, __ATOMIC_RELAXED);
-	__atomic_store_n(&v->wait_next, now, __ATOMIC_RELAXED); /* it may send at once when it gets the lock */
+	__atomic_store_n(&v->own_next, now, __ATOMIC_RELAXED); /* it may send at once when it gets the lock */
 	__atomic_store_n(&v->waiting, 1, __ATOMIC_RELEASE);
 	return now;
 }
@@ -299,7 +345,7 @@ static uint64_t frontier(unsigned me)
 		uint64_t t = vtime_of(c);
 		if (__atomic_load_n(&vt[c].waiting, __ATOMIC_ACQUIRE)) {
 			uint64_t start = __atomic_load_n(&vt[c].wait_start, __ATOMIC_ACQUIRE);
-			uint64_t next = __atomic_load_n(&vt[c].wait_next, __ATOMIC_ACQUIRE);
+			uint64_t next = next_event(c);
 			t = next != UINT64_MAX && next > start ? next : start;
 		}
 		if (t > latest)
@@ -316,8 +362,11 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	}
 	unsigned me = this_cpu();
 	struct vtime_core *v = &vt[me];
-	atomic_min(&v->wait_next, next_ns); /* observers stay out of it: they send nothing */
-	uint64_t target = __atomic_load_n(&v->wait_next, __ATOMIC_ACQUIRE); /* a sender may have lowered it */
+	/* what it waits for as it looked just now (observers stay out of it: they send nothing);
+	 * a store, not a minimum: the placeholder of vtime_wait_begin may rise */
+	__atomic_store_n(&v->own_next, next_ns, __ATOMIC_RELEASE);
+	fence();
+	uint64_t target = next_event(me); /* a sender may have handed it something earlier */
 	*wake_ticks = 0;
 	/* an observer comes first only if the machine has got to it: when this core has an event
 	 * of its own the machine gets at least there, so only an otherwise idle core checks */
@@ -356,7 +405,6 @@ void vtime_settle(void)
 	struct vtime_core *v = &vt[me];
 	vtime_wait_begin(); /* published as waiting for nothing later than now */
 	uint64_t now = v->wait_start;
-	__atomic_store_n(&v->wait_next, now, __ATOMIC_RELEASE);
 	while (!vtime_lax && (still_blocked(me, now) || now > safe_until(me))) {
 		v->polls++;
 		timer_sleep_until(timer_now() + timer_us_to_ticks(VTIME_POLL_US));
@@ -370,7 +418,9 @@ void vtime_note_send(unsigned dst, uint64_t arrival)
 	if (!vtime_active)
 		return;
 	struct vtime_core *v = &vt[dst];
-	atomic_min(&v->wait_next, arrival);
+	atomic_min(&v->noted_next, arrival);
+	if (__atomic_load_n(&v->waiting, __ATOMIC_SEQ_CST)) /* a running core's bound is its clock */
+		__atomic_fetch_add(&bound_changes, 1, __ATOMIC_SEQ_CST);
 	uint64_t look = __atomic_load_n(&v->last_look, __ATOMIC_ACQUIRE);
 	if (arrival < look) {
 		__atomic_fetch_add(&v->late, 1, __ATOMIC_RELAXED);
@@ -380,8 +430,11 @@ void vtime_note_send(unsigned dst, uint64_t arrival)
 
 void vtime_note_event(unsigned core, uint64_t t)
 {
-	if (vtime_active)
-		atomic_min(&vt[core].wait_next, t);
+	if (!vtime_active)
+		return;
+	atomic_min(&vt[core].noted_next, t);
+	if (__atomic_load_n(&vt[core].waiting, __ATOMIC_SEQ_CST))
+		__atomic_fetch_add(&bound_changes, 1, __ATOMIC_SEQ_CST);
 }
 
 void vtime_external_event(void)
@@ -427,12 +480,12 @@ void vtime_dump(void)
 {
 	kprintf("vtime: %s synchronisation, %lu ns per instruction\n", vtime_lax ? "lax" : "conservative",
 		vtime_ns_per_insn);
-	kprintf("core        clock_ns   jumps    polls   late  late_ns  state  bound_ns\n");
+	kprintf("core        clock_ns   jumps    polls   torn   late  late_ns  state  bound_ns\n");
 	for (unsigned c = 0; c < hart_count; c++) {
 		const struct vtime_core *v = &vt[c];
 		uint64_t lb = lower_bound(c);
-		kprintf("%4u  %14lu  %6lu  %7lu  %5lu  %7lu  %-5s  ", c, vtime_of(c), v->jumps, v->polls, v->late,
-			v->late_ns, v->waiting ? "wait" : "run");
+		kprintf("%4u  %14lu  %6lu  %7lu  %5lu  %5lu  %7lu  %-5s  ", c, vtime_of(c), v->jumps, v->polls, v->torn,
+			v->late, v->late_ns, v->waiting ? "wait" : "run");
 		if (lb == UINT64_MAX)
 			kprintf("none\n");
 		else
@@ -443,7 +496,7 @@ void vtime_dump(void)
 	kprintf("vtime: late=%lu late_ns=%lu\n", late, late_ns);
 }
 
-SHELL_CMD(vtime, "vtime", "each core's virtual clock, jumps, polls, late messages (consumed after their arrival), "
+SHELL_CMD(vtime, "vtime", "each core's virtual clock, jumps, polls, looks read again (torn), late messages (consumed after their arrival), "
 	  "whether it waits and its lower bound (none: it waits for nothing)")
 {
 	if (argc != 1)

@@ -13,8 +13,8 @@
  * Messages carry their sender's clock and arrive at that time plus the model's latency.
  *
  * The state below is published for the other cores: one writer each (its own core),
- * except wait_next, which senders lower with an atomic minimum when they post a
- * message to a waiting core.
+ * except the next event others hand a core (noted_next in kernel/vtime.c), which
+ * senders lower with an atomic minimum when they post a message or queue work for it.
  */
 #ifndef KERNEL_VTIME_H
 #define KERNEL_VTIME_H
