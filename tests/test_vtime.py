@@ -82,3 +82,17 @@ def test_two_boots_give_the_same_virtual_times(boot):
     assert a == b
 
 
+
+
+def test_a_shell_timeout_runs_on_the_shell_cores_clock(boot):
+    """`jobs wait S` waits at most S seconds of the shell core's own clock: a simulated job of 3 s is not
+    over after 1 s, however fast the host ran it (on the machine's clock it was, docs/time.md), and is after 5."""
+    job = "submit sim 4 time 3000000"
+    r = boot(harts=16, bootargs=f'vtime=1 partial_sim=4 cmd="{job};jobs wait 1"', timeout=120)
+    assert r.status == 1, r.output[-2000:]
+    assert "jobs: 0 ended, 1 still in the system" in r.output
+    assert re.search(r"alloc: DIAGNOSIS at (\d+) ms: jobs wait: 1 jobs did not end within 1 s", r.output), \
+        r.output[-2000:]
+    r = boot(harts=16, bootargs=f'vtime=1 partial_sim=4 cmd="{job};jobs wait 5"', timeout=120)
+    assert r.status == 0, r.output[-2000:]
+    assert "jobs: 1 ended, 0 still in the system" in r.output

@@ -94,12 +94,12 @@ uint32_t alloc_domain_cores(unsigned dom);
  */
 int alloc_submit(const struct job_spec *s, const char **why);
 
-/* Takes one report that arrived for this core (block: wait for one, up to
- * timeout_us, 0 = forever). 0, -EAGAIN if none (in time). */
+/* Takes one report that arrived for this core (block: wait for one, up to timeout_us of this
+ * core's clock: its virtual clock under virtual time, 0 = forever). 0, -EAGAIN if none (in time). */
 int alloc_collect(struct job_report *r, bool block, uint64_t timeout_us);
-/* The same with an absolute deadline in machine timer ticks (0 = forever), for a caller that
- * collects several reports within one timeout. */
-int alloc_collect_by(struct job_report *r, bool block, uint64_t deadline);
+/* The same with an absolute deadline on this core's clock, vtime_now_ns() (0 = forever), for a
+ * caller that collects several reports within one timeout. */
+int alloc_collect_by(struct job_report *r, bool block, uint64_t deadline_ns);
 
 /* Jobs this core submitted whose reports have not been collected yet. */
 unsigned alloc_outstanding(void);

@@ -239,8 +239,9 @@ void sequencer_choose(void);
 
 /* ---- submit.c ---- */
 /* Waits (doing background work) until a report-class message with this tag is visible;
- * false when the deadline (ticks, 0: none) passed first. Tag 0: job reports, 1: PING results. */
-bool alloc_wait_report(int tag, uint64_t deadline);
+ * false when the deadline (this core's clock, ns, 0: none) passed first. Tag 0: job reports,
+ * 1: PING results. */
+bool alloc_wait_report(int tag, uint64_t deadline_ns);
 /* The result of a PING wave, sent by its origin to the core that asked for it. */
 struct ping_result {
 	uint64_t ns;

@@ -266,10 +266,10 @@ static int run_once(struct scenario *sc, unsigned run, bool json, bool table, ui
 			return 2;
 		}
 	}
-	uint64_t deadline = timer_now() + timer_us_to_ticks(timeout_s * 1000000);
+	uint64_t deadline_ns = vtime_now_ns() + timeout_s * 1000000000; /* on this core's clock */
 	struct job_report r;
 	for (bool header = true; got < sc->n; got++) {
-		if (alloc_collect_by(&r, true, deadline) != 0)
+		if (alloc_collect_by(&r, true, deadline_ns) != 0)
 			break;
 		ok += r.status == JOB_OK;
 		if (r.t_submit_ns < first)
@@ -388,7 +388,7 @@ SHELL_CMD(propbench, "propbench W H [reps R]",
 		struct alloc_hdr hd = {.kind = AK_PING, .flags = AF_DIRECT, .from = (uint16_t)this_cpu(),
 				       .rx1 = (uint8_t)w, .ry1 = (uint8_t)h};
 		mk_send_core(0, domain_master(0), &hd, sizeof hd);
-		if (!alloc_wait_report(1, timer_now() + timer_us_to_ticks(10000000))) {
+		if (!alloc_wait_report(1, vtime_now_ns() + 10000000000ULL)) {
 			kprintf("propbench: no answer within 10 s\n");
 			return 1;
 		}

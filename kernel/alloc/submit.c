@@ -126,19 +126,19 @@ static bool report_visible(void *arg)
 }
 
 /* core_wait_until also wakes at the delivery time of a report still in flight (background.c) */
-bool alloc_wait_report(int tag, uint64_t deadline)
+bool alloc_wait_report(int tag, uint64_t deadline_ns)
 {
-	return core_wait_until(report_visible, (void *)(uint64_t)tag, deadline);
+	return core_wait_until_ns(report_visible, (void *)(uint64_t)tag, deadline_ns);
 }
 
 int alloc_collect(struct job_report *r, bool block, uint64_t timeout_us)
 {
-	return alloc_collect_by(r, block, timeout_us ? timer_now() + timer_us_to_ticks(timeout_us) : 0);
+	return alloc_collect_by(r, block, timeout_us ? vtime_now_ns() + timeout_us * 1000 : 0);
 }
 
-int alloc_collect_by(struct job_report *r, bool block, uint64_t deadline)
+int alloc_collect_by(struct job_report *r, bool block, uint64_t deadline_ns)
 {
-	if (block && !alloc_wait_report(0, deadline))
+	if (block && !alloc_wait_report(0, deadline_ns))
 		return -EAGAIN;
 	if (!report_visible(0))
 		return -EAGAIN;
@@ -254,10 +254,9 @@ static unsigned shell_collect(bool block, uint64_t timeout_us, bool json)
 {
 	unsigned got = 0;
 	struct job_report r;
-	/* one deadline for all the reports, on the machine's clock (docs/time.md: deadlines on the
-	 * core's own clock were tried, and runs on the virtual clock stalled) */
-	uint64_t deadline = block && timeout_us ? timer_now() + timer_us_to_ticks(timeout_us) : 0;
-	while (alloc_outstanding() && alloc_collect_by(&r, block, deadline) == 0) {
+	/* one deadline for all the reports, on this core's clock (virtual time: the simulated machine's) */
+	uint64_t deadline_ns = block && timeout_us ? vtime_now_ns() + timeout_us * 1000 : 0;
+	while (alloc_outstanding() && alloc_collect_by(&r, block, deadline_ns) == 0) {
 		shell_reports[shell_nreports++ % SHELL_REPORTS] = r;
 		if (json)
 			alloc_report_json(&r, 0, "");
