@@ -59,7 +59,7 @@ def test_console_lines_never_interleave(boot):
 def test_failing_test_gives_status_1(boot):
     r = boot(harts=2, bootargs="ktest=selfcheck,lib")
     assert r.status == 1, r.output
-    assert re.search(r"^ktest: FAIL selfcheck\.fails_on_purpose \(\d+ us\): tests/ktest/test_selfcheck\.c:\d+: "
+    assert re.search(r"^ktest: FAIL selfcheck\.fails_on_purpose \(\d+ us, \d+ k insns\): tests/ktest/test_selfcheck\.c:\d+: "
                      r"1 \+ 1 == 3 \(2 != 3\)$", r.output, re.M), r.output
     assert "ktest: PASS selfcheck.passes" in r.output
     assert ktest_summary(r.output) == (4, 1)
