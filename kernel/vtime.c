@@ -291,7 +291,15 @@ void vtime_hold_end(uint64_t held)
 	__atomic_store_n(&v->waiting, 0, __ATOMIC_RELEASE);
 }
 
-uint64_t vtime_wait_clock(void) { return vtime_active ? vt[this_cpu()].wait_start : timer_now_ns(); }
+uint64_t vtime_wait_clock(void)
+{
+	if (!vtime_active)
+		return timer_now_ns();
+	const struct vtime_core *v = &vt[this_cpu()];
+	if (!__atomic_load_n(&v->waiting, __ATOMIC_RELAXED))
+		return vtime_now_virtual();
+	return v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start;
+}
 
 void vtime_wait_end(void)
 {

@@ -70,7 +70,9 @@ void vtime_wait_end(void);
 uint64_t vtime_hold_begin(void);
 void vtime_hold_end(uint64_t held);
 
-/* While waiting: the clock the wait will leave the core at unless it jumps. */
+/* The clock at which this core decides what has arrived: while it waits, the clock the wait
+ * leaves it at (its start, or where it jumped), not the clock its polls have run up;
+ * otherwise its clock. */
 uint64_t vtime_wait_clock(void);
 
 /* The core is about to report "nothing has arrived" at its current time (tryrecv,

@@ -278,7 +278,10 @@ static uint64_t next_delivery(struct noc_mailbox *mb, uint64_t now)
 
 uint64_t noc_mailbox_next_delivery(unsigned core)
 {
-	uint64_t now = noc_now_ns(), k = next_delivery(&noc_mailboxes[core], now);
+	/* on the clock something_visible uses too: a message between the wait's clock and the
+	 * clock its polls ran up would otherwise be neither visible nor next, and a core waiting
+	 * for it would wait for nothing (bench_coll barrier 64 stalled so without -icount) */
+	uint64_t now = vtime_wait_clock(), k = next_delivery(&noc_mailboxes[core], now);
 	if (!noc_user_mailboxes[core].used_mask)
 		return k; /* the common case: no user traffic here, no second lock */
 	uint64_t u = next_delivery(&noc_user_mailboxes[core], now);
