@@ -26,6 +26,16 @@ bool background_work(void)
 	       (this_cpu() == boot_cpu && hart_run_call());
 }
 
+/* Whether something wait_core waits for happened since it looked: done, a message, work. */
+static bool news(bool (*done)(void *), void *arg, uint32_t seen, uint64_t next, uint32_t generation)
+{
+	unsigned me = this_cpu();
+	return done(arg) || __atomic_load_n(&noc_mailboxes[me].events, __ATOMIC_ACQUIRE) != seen ||
+	       (!vtime_active && noc_now_ns() >= next) || dispatcher_has_ready(me) ||
+	       dispatcher_generation(me) != generation || kthread_has_ready(me) ||
+	       (me == boot_cpu && hart_call_pending());
+}
+
 /* The wait of core_wait_until, with an optional deadline on this core's clock too (ns,
  * 0: none): under virtual time the core jumps to its next event instead of sleeping. */
 static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t until_ns)
@@ -75,6 +85,7 @@ static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t 
 					     (me == boot_cpu && hart_call_pending())))
 				own = 0;
 			uint64_t deadline;
+			uint32_t nudges = vtime_nudges();
 			if (vtime_idle(own, observer_ns, &deadline))
 				break; /* the clock reached this core's next event */
 			if (!vtime_active && task_due && (!deadline || task_due < deadline))
@@ -83,14 +94,13 @@ static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t 
 				deadline = until;
 			mb->sleeping = 1;
 			fence();
-			bool woke = WAIT_UNTIL(done(arg) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
-						       (!vtime_active && noc_now_ns() >= next) || dispatcher_has_ready(me) ||
-						       dispatcher_generation(me) != generation || kthread_has_ready(me) ||
-						       (me == boot_cpu && hart_call_pending()),
-					       deadline);
+			bool woke = WAIT_UNTIL(news(done, arg, seen, next, generation) || vtime_nudges() != nudges, deadline);
 			mb->sleeping = 0;
 			/* under virtual time a poll that found nothing new keeps waiting, so that the
-			 * wake-up's instructions are taken back (kernel/vtime.c) */
+			 * wake-up's instructions are taken back (kernel/vtime.c); so does a nudge (the core
+			 * it is blocked on moved: look again) */
+			if (woke && vtime_active && !news(done, arg, seen, next, generation))
+				woke = false;
 			if (woke || !vtime_active || (until && timer_now() >= until))
 				break;
 		}

@@ -35,6 +35,7 @@
 #include "kernel/shell.h"
 #include "drivers/timer.h"
 #include "arch/riscv/csr.h"
+#include "lib/bits.h"
 
 uint64_t vtime_enabled;
 uint64_t vtime_lax;
@@ -45,6 +46,7 @@ BOOTARG_U64("vtime_sync", vtime_lax, 0, 1, "virtual time: 0 conservative synchro
 BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns per instruction (1: 1 GHz, 1 IPC)");
 
 #define VTIME_POLL_US 20 /* machine time between two looks of a core that may not move yet */
+#define VTIME_NUDGED_POLL_US 1000 /* the same when the core that blocks it waits: it is nudged instead */
 #define VTIME_OBSERVER_POLL_US 1000 /* the same for an idle core whose observer waits for the machine */
 #define VTIME_STALL_POLLS 50000 /* looks in a row without moving after which a core reports the clocks once */
 
@@ -61,6 +63,8 @@ struct vtime_core {
 	uint64_t torn;               /* looks read again because a bound was lowered meanwhile */
 	uint64_t polls_in_a_row;     /* looks in this wait without moving (a stall report after VTIME_STALL_POLLS) */
 	uint32_t blocker;            /* the core whose bound kept its last look from moving (UINT32_MAX: none) */
+	volatile uint32_t nudges;    /* bumped when a core it was blocked on changed its bound (vtime_nudges) */
+	uint64_t waiters[(MOSAIC_MAX_HARTS + 63) / 64]; /* cores blocked on this one's bound (atomic bits) */
 	uint64_t blocker_latency;    /* the latency that look added to that bound */
 } __attribute__((aligned(64)));
 
@@ -253,6 +257,50 @@ static bool still_blocked(unsigned me, uint64_t target)
 	return lb != UINT64_MAX && lb + vt[me].blocker_latency < target;
 }
 
+/*
+ * Looks are event-driven where they can be: a core blocked on a waiting core's bound sleeps
+ * until that core changes it (its first look of a wait, its end) and is nudged then; polling
+ * every VTIME_POLL_US is left for blockers that run, whose bound rises with every
+ * instruction. Without this the whole machine advanced one poll interval per round of
+ * jumps, and a longer interval made everything slower in proportion.
+ */
+static void wake_waiters(unsigned me)
+{
+	for (unsigned w = 0; w < (MOSAIC_MAX_HARTS + 63) / 64; w++) {
+		if (!__atomic_load_n(&vt[me].waiters[w], __ATOMIC_RELAXED))
+			continue;
+		uint64_t bits = __atomic_exchange_n(&vt[me].waiters[w], 0, __ATOMIC_SEQ_CST);
+		for (; bits; bits &= bits - 1) {
+			unsigned c = w * 64 + lowest_bit(bits);
+			__atomic_fetch_add(&vt[c].nudges, 1, __ATOMIC_RELEASE);
+			ipi_send(c, IPI_WAKE);
+		}
+	}
+}
+
+uint32_t vtime_nudges(void) { return vtime_active ? __atomic_load_n(&vt[this_cpu()].nudges, __ATOMIC_ACQUIRE) : 0; }
+
+/* Registers this core with the one that blocks it, then checks again (the blocker may have
+ * moved before it saw the registration); true if the target is still out of reach. */
+static bool block_on(unsigned me, uint64_t target, bool *blocker_runs)
+{
+	for (unsigned tries = 0; tries < 3; tries++) {
+		unsigned b = vt[me].blocker;
+		if (b >= hart_count || b == me) {
+			*blocker_runs = true; /* unknown (a torn look): poll */
+			return still_blocked(me, target) || target > safe_until(me);
+		}
+		__atomic_fetch_or(&vt[b].waiters[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
+		*blocker_runs = !__atomic_load_n(&vt[b].waiting, __ATOMIC_SEQ_CST);
+		if (!still_blocked(me, target) && target <= safe_until(me))
+			return false;
+		if (vt[me].blocker == b)
+			return true;
+	}
+	*blocker_runs = true;
+	return true;
+}
+
 void vtime_wait_begin(void)
 {
 	if (!vtime_active)
@@ -288,7 +336,8 @@ void vtime_hold_end(uint64_t held)
 		return;
 	struct vtime_core *v = &vt[this_cpu()];
 	set_clock(v, held);
-	__atomic_store_n(&v->waiting, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->waiting, 0, __ATOMIC_SEQ_CST);
+	wake_waiters(this_cpu()); /* it was published as waiting: those blocked on it sleep till told */
 }
 
 uint64_t vtime_wait_clock(void)
@@ -308,7 +357,8 @@ void vtime_wait_end(void)
 	struct vtime_core *v = &vt[this_cpu()];
 	uint64_t t = v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start;
 	set_clock(v, t); /* the wait's own instructions are taken back */
-	__atomic_store_n(&v->waiting, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->waiting, 0, __ATOMIC_SEQ_CST);
+	wake_waiters(this_cpu()); /* its bound now rises with its clock: they poll it */
 }
 
 static void atomic_min(volatile uint64_t *p, uint64_t v)
@@ -372,8 +422,10 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	struct vtime_core *v = &vt[me];
 	/* what it waits for as it looked just now (observers stay out of it: they send nothing);
 	 * a store, not a minimum: the placeholder of vtime_wait_begin may rise */
-	__atomic_store_n(&v->own_next, next_ns, __ATOMIC_RELEASE);
-	fence();
+	uint64_t bound_before = lower_bound(me);
+	__atomic_store_n(&v->own_next, next_ns, __ATOMIC_SEQ_CST);
+	if (lower_bound(me) > bound_before)
+		wake_waiters(me);
 	uint64_t target = next_event(me); /* a sender may have handed it something earlier */
 	*wake_ticks = 0;
 	/* an observer comes first only if the machine has got to it: when this core has an event
@@ -390,7 +442,9 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 		return true; /* already due: look again */
 	if (target == UINT64_MAX)
 		return false; /* nothing to wait for but an interrupt */
-	if (vtime_lax || (!still_blocked(me, target) && target <= safe_until(me))) {
+	bool blocker_runs = true;
+	if (vtime_lax || (!still_blocked(me, target) && target <= safe_until(me)) ||
+	    !block_on(me, target, &blocker_runs)) {
 		v->jumped_to = target;
 		v->jumps++;
 		v->polls_in_a_row = 0;
@@ -401,7 +455,7 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	v->polls++;
 	if (++v->polls_in_a_row == VTIME_STALL_POLLS)
 		stall_report(me, target);
-	*wake_ticks = timer_now() + timer_us_to_ticks(VTIME_POLL_US);
+	*wake_ticks = timer_now() + timer_us_to_ticks(blocker_runs ? VTIME_POLL_US : VTIME_NUDGED_POLL_US);
 	return false;
 }
 
@@ -469,8 +523,9 @@ bool vtime_sleep_until_ns(uint64_t deadline_ns, bool (*stop)(void))
 		}
 		vtime_wait_begin();
 		uint64_t wake;
+		uint32_t nudges = vtime_nudges();
 		if (!vtime_idle(deadline_ns, UINT64_MAX, &wake))
-			WAIT_UNTIL(stop && stop(), wake);
+			WAIT_UNTIL((stop && stop()) || vtime_nudges() != nudges, wake);
 		vtime_wait_end();
 	}
 }

@@ -63,6 +63,10 @@ void vtime_advance_to(uint64_t t_ns);
 void vtime_wait_begin(void);
 bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks);
 void vtime_wait_end(void);
+/* A counter that changes (with an IPI_WAKE) when the core this one is blocked on changes its
+ * bound: a caller of vtime_idle reads it before and sleeps until it changes or *wake_ticks,
+ * then calls vtime_idle again. It may then sleep far longer than a poll (0 when off). */
+uint32_t vtime_nudges(void);
 /* A stretch whose length depends on the emulator, not on the simulated machine (a core
  * waiting for a spinlock): published as waiting at its start, and the clock is put back
  * there at its end. Returns what vtime_hold_end needs (0: nothing to put back: virtual

@@ -104,10 +104,13 @@ static void handshake_wait(volatile uint32_t *flag, uint32_t value, const uint64
 		uint32_t seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
 		uint64_t wake;
 		vtime_wait_begin(); /* one wait per look: a jump ends it (a new one starts from the new clock) */
+		uint32_t nudges = vtime_nudges();
 		if (!vtime_idle(noc_mailbox_next_delivery(this_cpu()), UINT64_MAX, &wake)) {
 			mb->sleeping = 1;
 			fence();
-			WAIT_UNTIL(flag_is(flag, value) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen, wake);
+			WAIT_UNTIL(flag_is(flag, value) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
+					   vtime_nudges() != nudges,
+				   wake);
 			mb->sleeping = 0;
 		}
 		vtime_wait_end();

@@ -29,12 +29,14 @@ void dispatcher_loop(void *arg)
 		 * falling due is a jump, not a sleep (kernel/vtime.h) */
 		vtime_wait_begin();
 		uint64_t due = dispatcher_next_deadline(me), work = dispatcher_next_work_deadline(me), wake;
+		uint32_t nudges = vtime_nudges();
 		if (vtime_idle(work ? timer_ticks_to_ns(work) : UINT64_MAX, due ? timer_ticks_to_ns(due) : UINT64_MAX,
 			       &wake)) {
 			vtime_wait_end();
 			continue;
 		}
-		WAIT_UNTIL(stop_asked(d) || dispatcher_has_ready(me) || dispatcher_generation(me) != gen,
+		WAIT_UNTIL(stop_asked(d) || dispatcher_has_ready(me) || dispatcher_generation(me) != gen ||
+				   vtime_nudges() != nudges,
 			   vtime_active ? wake : due);
 		vtime_wait_end();
 	}

@@ -343,13 +343,14 @@ static bool wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void 
 			/* including what came since the drain (without virtual time the sender's wake-up tells) */
 			uint64_t posted = vtime_active ? noc_mailbox_next_delivery(me) : UINT64_MAX;
 			uint64_t wake;
+			uint32_t nudges = vtime_nudges();
 			if (vtime_idle(posted < next_ns ? posted : next_ns, UINT64_MAX, &wake))
 				break; /* the clock reached the next arrival: look */
 			mb->sleeping = 1;
 			fence();
 			WAIT_UNTIL(__atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
 					   (!vtime_active && noc_now_ns() >= next_ns) ||
-					   (interruptible && hart_kill_pending()),
+					   (interruptible && hart_kill_pending()) || vtime_nudges() != nudges,
 				   wake);
 			mb->sleeping = 0;
 			if (!vtime_active || (interruptible && hart_kill_pending()))
