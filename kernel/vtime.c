@@ -75,6 +75,22 @@ static uint64_t (*lookahead)(unsigned from, unsigned to);
 
 void vtime_set_lookahead(uint64_t (*fn)(unsigned from, unsigned to)) { lookahead = fn; }
 
+/* lookahead(c, me) for every c, filled by core `me` itself on its first look (the NoC's
+ * parameters are fixed at boot): a look reads every core, and at 128 harts the hop count and
+ * latency formula per pair were a large share of its instructions. One writer per row. */
+static uint64_t lookahead_to[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS];
+static bool lookahead_ready[MOSAIC_MAX_HARTS];
+
+static const uint64_t *lookahead_row(unsigned me)
+{
+	if (!lookahead_ready[me]) {
+		for (unsigned c = 0; c < hart_count; c++)
+			lookahead_to[me][c] = lookahead && c != me ? lookahead(c, me) : 0;
+		lookahead_ready[me] = lookahead != 0; /* before the NoC sets it: compute again */
+	}
+	return lookahead_to[me];
+}
+
 static uint64_t insns_of(unsigned core)
 {
 	uint32_t id = harts[core].hartid;
@@ -190,13 +206,14 @@ static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].
 static uint64_t look_once(unsigned me)
 {
 	uint64_t changes = __atomic_load_n(&bound_changes, __ATOMIC_SEQ_CST);
+	const uint64_t *row = lookahead_row(me);
 	uint64_t safe = UINT64_MAX, lowest = UINT64_MAX, least_latency = UINT64_MAX;
 	unsigned limit = UINT32_MAX, lowest_core = UINT32_MAX;
 	uint64_t limit_latency = 0;
 	for (unsigned c = 0; c < hart_count; c++) {
 		if (c == me || !live(c))
 			continue;
-		uint64_t lb = lower_bound(c), l = lookahead ? lookahead(c, me) : 0;
+		uint64_t lb = lower_bound(c), l = row[c];
 		if (l < least_latency)
 			least_latency = l;
 		if (lb == UINT64_MAX)
