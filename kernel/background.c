@@ -26,14 +26,18 @@ bool background_work(void)
 	       (this_cpu() == boot_cpu && hart_run_call());
 }
 
+/* Whether wait_core's condition holds or work was handed to this core: both are due now. */
+static bool ready_now(unsigned me, bool (*done)(void *), void *arg)
+{
+	return done(arg) || dispatcher_has_ready(me) || kthread_has_ready(me) || (me == boot_cpu && hart_call_pending());
+}
+
 /* Whether something wait_core waits for happened since it looked: done, a message, work. */
 static bool news(bool (*done)(void *), void *arg, uint32_t seen, uint64_t next, uint32_t generation)
 {
 	unsigned me = this_cpu();
-	return done(arg) || __atomic_load_n(&noc_mailboxes[me].events, __ATOMIC_ACQUIRE) != seen ||
-	       (!vtime_active && noc_now_ns() >= next) || dispatcher_has_ready(me) ||
-	       dispatcher_generation(me) != generation || kthread_has_ready(me) ||
-	       (me == boot_cpu && hart_call_pending());
+	return ready_now(me, done, arg) || __atomic_load_n(&noc_mailboxes[me].events, __ATOMIC_ACQUIRE) != seen ||
+	       (!vtime_active && noc_now_ns() >= next) || dispatcher_generation(me) != generation;
 }
 
 /* The wait of core_wait_until, with an optional deadline on this core's clock too (ns,
@@ -81,8 +85,7 @@ static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t 
 			/* work handed over since the last look is due now: published as such, this core's
 			 * bound stays at its clock until it has run it (a hand-over's note may have come
 			 * before vtime_wait_begin, which forgets notes) */
-			if (vtime_active && (done(arg) || dispatcher_has_ready(me) || kthread_has_ready(me) ||
-					     (me == boot_cpu && hart_call_pending())))
+			if (vtime_active && ready_now(me, done, arg))
 				own = 0;
 			uint64_t deadline;
 			uint32_t nudges = vtime_nudges();

@@ -497,9 +497,7 @@ void vtime_note_send(unsigned dst, uint64_t arrival)
 	if (!vtime_active)
 		return;
 	struct vtime_core *v = &vt[dst];
-	atomic_min(&v->noted_next, arrival);
-	if (__atomic_load_n(&v->waiting, __ATOMIC_SEQ_CST)) /* a running core's bound is its clock */
-		__atomic_fetch_add(&bound_changes, 1, __ATOMIC_SEQ_CST);
+	vtime_note_event(dst, arrival);
 	uint64_t look = __atomic_load_n(&v->last_look, __ATOMIC_ACQUIRE);
 	if (arrival < look) {
 		__atomic_fetch_add(&v->late, 1, __ATOMIC_RELAXED);
@@ -512,7 +510,7 @@ void vtime_note_event(unsigned core, uint64_t t)
 	if (!vtime_active)
 		return;
 	atomic_min(&vt[core].noted_next, t);
-	if (__atomic_load_n(&vt[core].waiting, __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(&vt[core].waiting, __ATOMIC_SEQ_CST)) /* a running core's bound is its clock */
 		__atomic_fetch_add(&bound_changes, 1, __ATOMIC_SEQ_CST);
 }
 
