@@ -45,13 +45,14 @@ BOOTARG_U64("vtime", vtime_enabled, 0, 1, "1: every core keeps its own virtual c
 BOOTARG_U64("vtime_sync", vtime_lax, 0, 1, "virtual time: 0 conservative synchronisation, 1 lax (nobody waits)");
 BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns per instruction (1: 1 GHz, 1 IPC)");
 
-#define VTIME_POLL_US 20 /* machine time between two looks of a core that may not move yet */
+#define VTIME_POLL_US 20 /* the least machine time between two looks of a core that may not move yet */
 #define VTIME_NUDGED_POLL_US 1000 /* the same when the core that blocks it waits: it is nudged instead */
 #define VTIME_OBSERVER_POLL_US 1000 /* the same for an idle core whose observer waits for the machine */
 #define VTIME_STALL_POLLS 50000 /* looks in a row without moving after which a core reports the clocks once */
 
 struct vtime_core {
 	volatile uint64_t skip;      /* clock = instructions x ns_per_insn + skip (mod 2^64) */
+	const volatile uint64_t *count; /* its vclock slot (set by vtime_start), read by every look */
 	volatile uint64_t wait_start; /* while waiting: its clock when the wait began */
 	uint64_t jumped_to;          /* the time its current wait jumped to (0: none) */
 	volatile uint64_t own_next;  /* while waiting: its next event as it last looked (its clock until then) */
@@ -65,7 +66,7 @@ struct vtime_core {
 	uint32_t blocker;            /* the core whose bound kept its last look from moving (UINT32_MAX: none) */
 	volatile uint32_t nudges;    /* bumped when a core it was blocked on changed its bound (vtime_nudges) */
 	uint64_t waiters[(MOSAIC_MAX_HARTS + 63) / 64]; /* cores blocked on this one's bound (atomic bits) */
-	uint64_t blocker_latency;    /* the latency that look added to that bound */
+	volatile uint64_t need;      /* while registered with a blocker: the bound it waits for that core to reach */
 } __attribute__((aligned(64)));
 
 static struct vtime_core vt[MOSAIC_MAX_HARTS];
@@ -75,20 +76,24 @@ static uint64_t (*lookahead)(unsigned from, unsigned to);
 
 void vtime_set_lookahead(uint64_t (*fn)(unsigned from, unsigned to)) { lookahead = fn; }
 
-/* lookahead(c, me) for every c, filled by core `me` itself on its first look (the NoC's
- * parameters are fixed at boot): a look reads every core, and at 128 harts the hop count and
- * latency formula per pair were a large share of its instructions. One writer per row. */
-static uint64_t lookahead_to[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS];
-static bool lookahead_ready[MOSAIC_MAX_HARTS];
+/* The least latency from any other core to core `me`, computed by `me` itself on its first look
+ * (the NoC's parameters are fixed at boot). A look needs no more than this one figure per core:
+ * any core can start any other at once through a hart_call (see look_once), so the earliest
+ * message to `me` is the least bound of all plus this latency, whoever sends it. */
+static uint64_t least_latency_to[MOSAIC_MAX_HARTS];
+static bool least_latency_ready[MOSAIC_MAX_HARTS];
 
-static const uint64_t *lookahead_row(unsigned me)
+static uint64_t least_latency(unsigned me)
 {
-	if (!lookahead_ready[me]) {
+	if (!least_latency_ready[me]) {
+		uint64_t least = UINT64_MAX;
 		for (unsigned c = 0; c < hart_count; c++)
-			lookahead_to[me][c] = lookahead && c != me ? lookahead(c, me) : 0;
-		lookahead_ready[me] = lookahead != 0; /* before the NoC sets it: compute again */
+			if (c != me && lookahead && lookahead(c, me) < least)
+				least = lookahead(c, me);
+		least_latency_to[me] = least == UINT64_MAX ? 0 : least;
+		least_latency_ready[me] = lookahead != 0; /* before the NoC sets it: compute again */
 	}
-	return lookahead_to[me];
+	return least_latency_to[me];
 }
 
 static uint64_t insns_of(unsigned core)
@@ -124,7 +129,10 @@ void vtime_start(void)
 	}
 	/* every clock starts at the boot hart's time; the others sit idle in WFI now */
 	uint64_t t0 = vclock_instret() * vtime_ns_per_insn;
+	static const uint64_t no_count;
 	for (unsigned c = 0; c < hart_count; c++) {
+		uint32_t id = harts[c].hartid;
+		vt[c].count = id < VCLOCK_SLOTS ? &vclock_table.slot[id] : &no_count;
 		vt[c].skip = t0 - insns_of(c) * vtime_ns_per_insn;
 		vt[c].own_next = vt[c].noted_next = UINT64_MAX;
 		vt[c].blocker = UINT32_MAX;
@@ -162,13 +170,18 @@ static uint64_t next_event(unsigned c)
 }
 
 /* The earliest time core c can still send: its clock while it runs; while it waits, the
- * later of its clock at the wait's start (what the wait leaves it at) and its next event. */
-static uint64_t lower_bound(unsigned c)
+ * later of its clock at the wait's start (what the wait leaves it at) and its next event.
+ * Inlined, with one acquire load (the state, which orders the rest): a look reads this for
+ * every core, and each acquire costs a fence. */
+static inline uint64_t lower_bound(unsigned c)
 {
-	if (!__atomic_load_n(&vt[c].waiting, __ATOMIC_ACQUIRE))
-		return vtime_of(c);
-	uint64_t start = __atomic_load_n(&vt[c].wait_start, __ATOMIC_ACQUIRE);
-	uint64_t next = next_event(c);
+	const struct vtime_core *v = &vt[c];
+	if (!__atomic_load_n(&v->waiting, __ATOMIC_ACQUIRE))
+		return *v->count * vtime_ns_per_insn + v->skip;
+	uint64_t start = __atomic_load_n(&v->wait_start, __ATOMIC_RELAXED);
+	uint64_t own = __atomic_load_n(&v->own_next, __ATOMIC_RELAXED);
+	uint64_t noted = __atomic_load_n(&v->noted_next, __ATOMIC_RELAXED);
+	uint64_t next = own < noted ? own : noted;
 	return next > start ? next : start;
 }
 
@@ -198,80 +211,72 @@ static void atomic_max(uint64_t *p, uint64_t v)
 static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED; }
 
 /*
- * The latest time up to which no message can still arrive here unseen. Besides each
- * core's own bound, a waiting core can be started at once by another through a
- * hart_call (no latency: the callee takes the caller's clock), so any core may send
- * from the lowest bound of all on: that is lowest + the least latency to here.
+ * Whether no message can still arrive here unseen before `target`. A core c can next send
+ * from its bound lb(c) on, and a waiting core can be started at once by another through a
+ * hart_call (no latency: the callee takes the caller's clock), so any core may send from the
+ * least bound of all on: the target is safe if every other core's bound is at least the
+ * target minus the least latency to here. A look that falls short keeps the core with the
+ * lowest bound as the blocker, the one the next look checks first (still_blocked) and, while it
+ * waits, the one that nudges this core when its bound rises (block_on): it is the last to let
+ * the target through, so waking for any other would only find the target still blocked.
+ * Only a look that reaches the target must not be torn.
  */
-static uint64_t look_once(unsigned me)
+enum look { LOOK_REACHES, LOOK_BLOCKED, LOOK_TORN };
+
+static enum look look_once(unsigned me, uint64_t target)
 {
 	uint64_t changes = __atomic_load_n(&bound_changes, __ATOMIC_SEQ_CST);
-	const uint64_t *row = lookahead_row(me);
-	uint64_t safe = UINT64_MAX, lowest = UINT64_MAX, least_latency = UINT64_MAX;
-	unsigned limit = UINT32_MAX, lowest_core = UINT32_MAX;
-	uint64_t limit_latency = 0;
+	uint64_t latency = least_latency(me), need = target > latency ? target - latency : 0;
+	uint64_t lowest = UINT64_MAX;
+	unsigned lowest_core = UINT32_MAX;
 	for (unsigned c = 0; c < hart_count; c++) {
 		if (c == me || !live(c))
 			continue;
-		uint64_t lb = lower_bound(c), l = row[c];
-		if (l < least_latency)
-			least_latency = l;
-		if (lb == UINT64_MAX)
-			continue;
+		uint64_t lb = lower_bound(c);
 		if (lb < lowest) {
 			lowest = lb;
 			lowest_core = c;
 		}
-		if (lb + l < safe) {
-			safe = lb + l;
-			limit = c;
-			limit_latency = l;
-		}
 	}
-	if (lowest != UINT64_MAX && lowest + least_latency < safe) {
-		safe = lowest + least_latency;
-		limit = lowest_core;
-		limit_latency = least_latency;
-	}
-	vt[me].blocker = limit; /* the term that set safe: what the next look checks first */
-	vt[me].blocker_latency = limit_latency;
+	vt[me].blocker = lowest_core; /* the first to check next time */
+	if (lowest < need)
+		return LOOK_BLOCKED;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&bound_changes, __ATOMIC_SEQ_CST) != changes) {
 		vt[me].blocker = UINT32_MAX; /* torn: the next look reads every core again */
-		return VTIME_TORN;
+		return LOOK_TORN;
 	}
 	uint64_t mine = lower_bound(me), least = mine < lowest ? mine : lowest;
 	if (least != UINT64_MAX)
 		atomic_max(&floor_seen, least); /* the floor for free: this look read every bound */
-	return safe;
+	return LOOK_REACHES;
 }
 
-/* safe_until's look, read again at once if a bound was lowered while it read (a few times:
- * under a message storm it then waits for the next poll rather than spin). */
-static uint64_t safe_until(unsigned me)
+/* look_once, read again at once if a bound was lowered while it read (a few times: under a
+ * message storm it then waits for the next poll rather than spin). */
+static bool reaches(unsigned me, uint64_t target)
 {
 	for (unsigned tries = 0; tries < 4; tries++) {
-		uint64_t safe = look_once(me);
-		if (safe != VTIME_TORN)
-			return safe;
+		enum look r = look_once(me, target);
+		if (r != LOOK_TORN)
+			return r == LOOK_REACHES;
 		vt[me].torn++;
 	}
-	return 0;
+	return false;
 }
 
 /*
- * Whether `target` is still out of reach, judged from the one term that kept this core's last look
- * from reaching it: safe_until is a minimum, so while that core's bound plus the same latency stays
- * below the target, a full look (a read of every core's bound) would say no as well. O(1), and
- * exact in that direction only: when it says "maybe", the caller looks at every core.
+ * Whether `target` is still out of reach, judged from the one core that kept this core's last
+ * look from reaching it (or, after a look that reached, the lowest it read). O(1), and exact in
+ * that direction only: when it says "maybe", the caller looks at every core.
  */
 static bool still_blocked(unsigned me, uint64_t target)
 {
 	unsigned b = vt[me].blocker;
 	if (b >= hart_count || !live(b))
 		return false;
-	uint64_t lb = lower_bound(b);
-	return lb != UINT64_MAX && lb + vt[me].blocker_latency < target;
+	uint64_t latency = least_latency(me);
+	return lower_bound(b) < (target > latency ? target - latency : 0);
 }
 
 /*
@@ -281,14 +286,15 @@ static bool still_blocked(unsigned me, uint64_t target)
  * instruction. Without this the whole machine advanced one poll interval per round of
  * jumps, and a longer interval made everything slower in proportion.
  */
-static void wake_waiters(unsigned me)
+static void wake_waiters(unsigned me, uint64_t bound)
 {
 	for (unsigned w = 0; w < (MOSAIC_MAX_HARTS + 63) / 64; w++) {
-		if (!__atomic_load_n(&vt[me].waiters[w], __ATOMIC_RELAXED))
-			continue;
-		uint64_t bits = __atomic_exchange_n(&vt[me].waiters[w], 0, __ATOMIC_SEQ_CST);
+		uint64_t bits = __atomic_load_n(&vt[me].waiters[w], __ATOMIC_SEQ_CST);
 		for (; bits; bits &= bits - 1) {
 			unsigned c = w * 64 + lowest_bit(bits);
+			if (__atomic_load_n(&vt[c].need, __ATOMIC_SEQ_CST) > bound)
+				continue; /* still short of what it waits for: a wake-up would find it blocked */
+			__atomic_fetch_and(&vt[me].waiters[w], ~(1UL << (c % 64)), __ATOMIC_SEQ_CST);
 			__atomic_fetch_add(&vt[c].nudges, 1, __ATOMIC_RELEASE);
 			ipi_send(c, IPI_WAKE);
 		}
@@ -305,17 +311,42 @@ static bool block_on(unsigned me, uint64_t target, bool *blocker_runs)
 		unsigned b = vt[me].blocker;
 		if (b >= hart_count || b == me) {
 			*blocker_runs = true; /* unknown (a torn look): poll */
-			return still_blocked(me, target) || target > safe_until(me);
+			return still_blocked(me, target) || !reaches(me, target);
 		}
+		uint64_t latency = least_latency(me);
+		__atomic_store_n(&vt[me].need, target > latency ? target - latency : 0, __ATOMIC_SEQ_CST);
 		__atomic_fetch_or(&vt[b].waiters[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
 		*blocker_runs = !__atomic_load_n(&vt[b].waiting, __ATOMIC_SEQ_CST);
-		if (!still_blocked(me, target) && target <= safe_until(me))
+		if (!still_blocked(me, target) && reaches(me, target))
 			return false;
 		if (vt[me].blocker == b)
 			return true;
 	}
 	*blocker_runs = true;
 	return true;
+}
+
+/*
+ * How long a core blocked on a running core sleeps before it looks again: the blocker must run
+ * at least the missing virtual time's worth of instructions, and no emulator runs a guest
+ * instruction in less than a nanosecond, so a look sooner than that finds the target still out
+ * of reach. Measured on the noc ktests (64 harts): most gaps were 8-130 us of virtual time, and
+ * a fixed 20 us poll woke each blocked core several times per gap, every wake-up a host thread
+ * switch. Capped so that a core whose blocker sleeps in a wait the clock does not see (it counts
+ * as running) still looks every VTIME_NUDGED_POLL_US.
+ */
+static uint64_t poll_ticks(unsigned me, uint64_t target)
+{
+	uint64_t us = VTIME_POLL_US;
+	unsigned b = vt[me].blocker;
+	if (b < hart_count) {
+		uint64_t lb = lower_bound(b), latency = least_latency(me);
+		uint64_t gap_ns = lb < target && target - lb > latency ? target - lb - latency : 0;
+		uint64_t gap_us = gap_ns / vtime_ns_per_insn / 1000;
+		if (gap_us > us)
+			us = gap_us < VTIME_NUDGED_POLL_US ? gap_us : VTIME_NUDGED_POLL_US;
+	}
+	return timer_us_to_ticks(us);
 }
 
 void vtime_wait_begin(void)
@@ -354,7 +385,7 @@ void vtime_hold_end(uint64_t held)
 	struct vtime_core *v = &vt[this_cpu()];
 	set_clock(v, held);
 	__atomic_store_n(&v->waiting, 0, __ATOMIC_SEQ_CST);
-	wake_waiters(this_cpu()); /* it was published as waiting: those blocked on it sleep till told */
+	wake_waiters(this_cpu(), UINT64_MAX); /* it was published as waiting: those blocked on it sleep till told */
 }
 
 uint64_t vtime_wait_clock(void)
@@ -362,7 +393,7 @@ uint64_t vtime_wait_clock(void)
 	if (!vtime_active)
 		return timer_now_ns();
 	const struct vtime_core *v = &vt[this_cpu()];
-	if (!__atomic_load_n(&v->waiting, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&v->waiting, __ATOMIC_ACQUIRE))
 		return vtime_now_virtual();
 	return v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start;
 }
@@ -375,7 +406,7 @@ void vtime_wait_end(void)
 	uint64_t t = v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start;
 	set_clock(v, t); /* the wait's own instructions are taken back */
 	__atomic_store_n(&v->waiting, 0, __ATOMIC_SEQ_CST);
-	wake_waiters(this_cpu()); /* its bound now rises with its clock: they poll it */
+	wake_waiters(this_cpu(), UINT64_MAX); /* its bound now rises with its clock: they poll it */
 }
 
 static void atomic_min(volatile uint64_t *p, uint64_t v)
@@ -441,8 +472,9 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	 * a store, not a minimum: the placeholder of vtime_wait_begin may rise */
 	uint64_t bound_before = lower_bound(me);
 	__atomic_store_n(&v->own_next, next_ns, __ATOMIC_SEQ_CST);
-	if (lower_bound(me) > bound_before)
-		wake_waiters(me);
+	uint64_t bound_after = lower_bound(me);
+	if (bound_after > bound_before)
+		wake_waiters(me, bound_after); /* those it now lets through */
 	uint64_t target = next_event(me); /* a sender may have handed it something earlier */
 	*wake_ticks = 0;
 	/* an observer comes first only if the machine has got to it: when this core has an event
@@ -460,7 +492,7 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	if (target == UINT64_MAX)
 		return false; /* nothing to wait for but an interrupt */
 	bool blocker_runs = true;
-	if (vtime_lax || (!still_blocked(me, target) && target <= safe_until(me)) ||
+	if (vtime_lax || (!still_blocked(me, target) && reaches(me, target)) ||
 	    !block_on(me, target, &blocker_runs)) {
 		v->jumped_to = target;
 		v->jumps++;
@@ -472,7 +504,7 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	v->polls++;
 	if (++v->polls_in_a_row == VTIME_STALL_POLLS)
 		stall_report(me, target);
-	*wake_ticks = timer_now() + timer_us_to_ticks(blocker_runs ? VTIME_POLL_US : VTIME_NUDGED_POLL_US);
+	*wake_ticks = timer_now() + (blocker_runs ? poll_ticks(me, target) : timer_us_to_ticks(VTIME_NUDGED_POLL_US));
 	return false;
 }
 
@@ -484,9 +516,14 @@ void vtime_settle(void)
 	struct vtime_core *v = &vt[me];
 	vtime_wait_begin(); /* published as waiting for nothing later than now */
 	uint64_t now = v->wait_start;
-	while (!vtime_lax && (still_blocked(me, now) || now > safe_until(me))) {
+	while (!vtime_lax && (still_blocked(me, now) || !reaches(me, now))) {
+		uint32_t nudges = vtime_nudges(); /* before it registers: a nudge after that is seen */
+		bool blocker_runs = true;
+		if (!block_on(me, now, &blocker_runs))
+			break;
 		v->polls++;
-		timer_sleep_until(timer_now() + timer_us_to_ticks(VTIME_POLL_US));
+		uint64_t wake = timer_now() + (blocker_runs ? poll_ticks(me, now) : timer_us_to_ticks(VTIME_NUDGED_POLL_US));
+		WAIT_UNTIL(vtime_nudges() != nudges, wake);
 	}
 	vtime_wait_end();
 	looked(v, now);
