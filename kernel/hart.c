@@ -133,10 +133,11 @@ bool hart_call(unsigned cpu, hart_fn fn, void *arg)
 		return false;
 	h->call_arg = arg;
 	h->call_from = this_cpu();
-	h->call_vt = vtime_now_ns(); /* the call reaches the callee no earlier than this */
+	h->call_vt = vtime_stamp(); /* the call reaches the callee no earlier than this */
 	h->call_done = 0;
 	__atomic_store_n(&h->state, HART_BUSY, __ATOMIC_RELEASE);
 	vtime_note_event(cpu, h->call_vt); /* after the call is visible: see kthread_create */
+	vtime_stamp_done();
 	ipi_send(cpu, IPI_CALL);
 	return true;
 }

@@ -32,7 +32,7 @@ int kthread_create(struct kthread *t, void (*fn)(void *), void *arg, unsigned cp
 	t->done = 0;
 	t->next = 0;
 	/* on virtual time a thread starts no earlier than its creation, and its core may run from then on */
-	t->start_ns = vtime_now_ns();
+	t->start_ns = vtime_stamp();
 	struct thread_queue *q = &queues[cpu]; /* a zeroed lock is a free lock */
 	uint64_t s = spin_lock(&q->lock);
 	if (q->tail)
@@ -44,6 +44,7 @@ int kthread_create(struct kthread *t, void (*fn)(void *), void *arg, unsigned cp
 	/* noted after the thread is queued: a core that begins a wait forgets older notes, and
 	 * then looks at its queue (kernel/background.c) */
 	vtime_note_event(cpu, t->start_ns);
+	vtime_stamp_done();
 	if (cpu != this_cpu())
 		ipi_send(cpu, IPI_WAKE);
 	return 0;

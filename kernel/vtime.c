@@ -8,18 +8,21 @@
  * clock and its next event: the earlier of the events it waits for (own_next) and
  * those others handed it during the wait (noted_next, which a sender lowers when it
  * posts a message to it). A message from c arrives at least lookahead(c, me) after it is
- * sent, so T is safe if T <= lb(c) + lookahead(c, me) for every other core c.
+ * sent, and any core can start another at once (a hart_call), so T is safe if T <= the
+ * least lb(c) + the least latency to me (look_once).
  * No deadlock: if every core waits, the one whose next event is earliest is always
  * safe (every other lower bound is at least that time); a running core advances by
- * running. A waiting core that is not yet safe sleeps and looks again after
- * VTIME_POLL_US of machine time.
+ * running. A waiting core that is not yet safe sleeps until the core that blocks it is
+ * likely to have moved far enough (poll_ticks) or nudges it (wake_waiters).
  *
- * Two races are closed on purpose. A core that begins a wait has not yet said what it
+ * Three races are closed on purpose. A core that begins a wait has not yet said what it
  * waits for, and something may already be queued for it: until its first look its
  * own_next is its clock (it may still send at once), never "nothing". And a look reads
  * the bounds one by one: a sender may hand work to a core already read as idle and then
  * run on, so that its own bound, read later, no longer covers that work; every lowering
- * of a bound bumps bound_changes, and a look that saw it change does not move.
+ * of a bound bumps bound_changes, and a look that saw it change does not move. A third is
+ * a hand-over in flight: its time is taken before it is posted, so until then the
+ * sender's bound is capped at that time (vtime_stamp).
  *
  * A wait costs no virtual time of its own: the instructions a core runs while it
  * waits (polls, wake-ups for messages still in flight) are taken back when the wait
@@ -66,6 +69,8 @@ struct vtime_core {
 	uint32_t blocker;            /* the core whose bound kept its last look from moving (UINT32_MAX: none) */
 	volatile uint32_t nudges;    /* bumped when a core it was blocked on changed its bound (vtime_nudges) */
 	uint64_t waiters[(MOSAIC_MAX_HARTS + 63) / 64]; /* cores blocked on this one's bound (atomic bits) */
+	volatile uint64_t stamp;     /* a time it is handing to another core (vtime_stamp; UINT64_MAX: none) */
+	uint32_t stamp_depth;        /* nested vtime_stamp calls */
 	volatile uint64_t need;      /* while registered with a blocker: the bound it waits for that core to reach */
 } __attribute__((aligned(64)));
 
@@ -134,7 +139,7 @@ void vtime_start(void)
 		uint32_t id = harts[c].hartid;
 		vt[c].count = id < VCLOCK_SLOTS ? &vclock_table.slot[id] : &no_count;
 		vt[c].skip = t0 - insns_of(c) * vtime_ns_per_insn;
-		vt[c].own_next = vt[c].noted_next = UINT64_MAX;
+		vt[c].own_next = vt[c].noted_next = vt[c].stamp = UINT64_MAX;
 		vt[c].blocker = UINT32_MAX;
 	}
 	vt[this_cpu()].skip = 0;
@@ -176,13 +181,17 @@ static uint64_t next_event(unsigned c)
 static inline uint64_t lower_bound(unsigned c)
 {
 	const struct vtime_core *v = &vt[c];
-	if (!__atomic_load_n(&v->waiting, __ATOMIC_ACQUIRE))
-		return *v->count * vtime_ns_per_insn + v->skip;
-	uint64_t start = __atomic_load_n(&v->wait_start, __ATOMIC_RELAXED);
-	uint64_t own = __atomic_load_n(&v->own_next, __ATOMIC_RELAXED);
-	uint64_t noted = __atomic_load_n(&v->noted_next, __ATOMIC_RELAXED);
-	uint64_t next = own < noted ? own : noted;
-	return next > start ? next : start;
+	uint64_t stamp = __atomic_load_n(&v->stamp, __ATOMIC_RELAXED), bound;
+	if (!__atomic_load_n(&v->waiting, __ATOMIC_ACQUIRE)) {
+		bound = *v->count * vtime_ns_per_insn + v->skip;
+	} else {
+		uint64_t start = __atomic_load_n(&v->wait_start, __ATOMIC_RELAXED);
+		uint64_t own = __atomic_load_n(&v->own_next, __ATOMIC_RELAXED);
+		uint64_t noted = __atomic_load_n(&v->noted_next, __ATOMIC_RELAXED);
+		uint64_t next = own < noted ? own : noted;
+		bound = next > start ? next : start;
+	}
+	return stamp < bound ? stamp : bound; /* a hand-over in progress carries an older time */
 }
 
 /* Bumped after every lowering of a waiting core's bound (vtime_note_send, vtime_note_event):
@@ -549,6 +558,28 @@ void vtime_note_event(unsigned core, uint64_t t)
 	atomic_min(&vt[core].noted_next, t);
 	if (__atomic_load_n(&vt[core].waiting, __ATOMIC_SEQ_CST)) /* a running core's bound is its clock */
 		__atomic_fetch_add(&bound_changes, 1, __ATOMIC_SEQ_CST);
+}
+
+uint64_t vtime_stamp(void)
+{
+	if (!vtime_active)
+		return vtime_now_ns();
+	struct vtime_core *v = &vt[this_cpu()];
+	if (v->stamp_depth++)
+		return vtime_now_virtual(); /* the outer stamp is earlier and still caps the bound */
+	/* capped first, then the time read again: a look that read the clock before the cap
+	 * went up read no more than the time returned */
+	__atomic_store_n(&v->stamp, vtime_now_virtual(), __ATOMIC_SEQ_CST);
+	return vtime_now_virtual();
+}
+
+void vtime_stamp_done(void)
+{
+	if (!vtime_active)
+		return;
+	struct vtime_core *v = &vt[this_cpu()];
+	if (v->stamp_depth && !--v->stamp_depth)
+		__atomic_store_n(&v->stamp, UINT64_MAX, __ATOMIC_SEQ_CST);
 }
 
 void vtime_external_event(void)

@@ -91,6 +91,16 @@ void vtime_note_send(unsigned dst, uint64_t arrival_ns);
  * send from then on, so its bound drops to t like a message's arrival. */
 void vtime_note_event(unsigned core, uint64_t t_ns);
 
+/*
+ * A time this core hands to another (a message's send time, a call's or a thread's start,
+ * a task's end): returns this core's clock, and until vtime_stamp_done its published bound
+ * is at most that time. Without it the hand-over, which becomes visible (is noted) some
+ * instructions later, would carry a time older than the bound others read meanwhile, and a
+ * look could let its receiver past it. Stamps nest; the outermost one caps the bound.
+ */
+uint64_t vtime_stamp(void);
+void vtime_stamp_done(void);
+
 /* Something from outside the simulated machine (a typed shell command) happens now:
  * after everything the cores have done so far. */
 void vtime_external_event(void);

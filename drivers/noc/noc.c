@@ -161,7 +161,7 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	mb->kept_mask &= ~(1UL << idx);
 	mb->free_mask &= ~(1UL << idx);
 	mb->used_mask |= 1UL << idx;
-	uint64_t now = noc_now_ns(), wait_ns;
+	uint64_t now = vtime_stamp(), wait_ns; /* our bound stays at most `now` until the message is noted */
 	unsigned hops;
 	bool r2 = false, r3 = false;
 	if (xsend && noc_params.check_xsend)
@@ -183,6 +183,7 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	slot->used = true;
 	mb->used++;
 	vtime_note_send(dst, deliver);
+	vtime_stamp_done();
 	__atomic_fetch_add(&noc_mailboxes[dst].events, 1, __ATOMIC_RELEASE); /* the core's signal, for both channels */
 	spin_unlock(&mb->lock, s);
 	noc_wake(dst);
@@ -222,8 +223,9 @@ struct noc_slot *noc_mailbox_find(struct noc_mailbox *mb, const struct noc_match
  * no earlier (a credit is news to it, like a message). Out of line: off the common path. */
 static __attribute__((noinline)) void stamp_credit(struct noc_slot *slot, unsigned w)
 {
-	slot->granted_ns = noc_now_ns();
+	slot->granted_ns = vtime_stamp();
 	vtime_note_event(w, slot->granted_ns);
+	vtime_stamp_done();
 }
 
 /* Hands a free slot to the oldest waiting sender, or makes it free for anyone (lock held). */

@@ -70,7 +70,8 @@ void dispatcher_unqueue_locked(struct dispatcher *d, struct task *t)
 void dispatcher_kick(unsigned cpu)
 {
 	if (cpu != this_cpu()) {
-		vtime_note_event(cpu, vtime_now_ns()); /* it may run the task from our time on */
+		vtime_note_event(cpu, vtime_stamp()); /* it may run the task from our time on */
+		vtime_stamp_done();
 		ipi_send(cpu, IPI_WAKE);
 	}
 }

@@ -68,7 +68,8 @@ static void release_waiters(struct task *t)
 	struct dispatcher *d = &dispatchers[t->cpu];
 	uint64_t waiting[MOSAIC_MAX_HARTS / 64];
 	uint64_t s = spin_lock(&d->lock);
-	t->end_ns = vtime_now_ns(); /* its waiters learn of the end no earlier than this */
+	uint64_t end_ns = vtime_stamp(); /* kept here: t may be reused once the lock is released */
+	t->end_ns = end_ns; /* its waiters learn of the end no earlier than this */
 	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
 	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++)
 		waiting[w] = t->waiters[w];
@@ -77,9 +78,10 @@ static void release_waiters(struct task *t)
 	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++)
 		for (unsigned b = 0; b < 64; b++)
 			if ((waiting[w] >> b & 1) && w * 64 + b != me) {
-				vtime_note_event(w * 64 + b, t->end_ns);
+				vtime_note_event(w * 64 + b, end_ns);
 				ipi_send(w * 64 + b, IPI_WAKE);
 			}
+	vtime_stamp_done();
 }
 
 void graph_complete(struct task *t)
