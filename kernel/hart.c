@@ -172,11 +172,14 @@ bool hart_run_call(void)
 		return false;
 	vtime_advance_to(me->call_vt);
 	fn(me->call_arg);
-	me->call_vt = vtime_now_ns();
+	uint64_t end = vtime_stamp(); /* the caller learns of the end no earlier: a hand-over back */
+	me->call_vt = end;
 	unsigned caller = me->call_from;
 	me->call_done = 1;
 	__atomic_store_n(&me->state, HART_ONLINE, __ATOMIC_RELEASE);
 	__atomic_store_n(&me->call_fn, (hart_fn)0, __ATOMIC_RELEASE);
+	vtime_note_event(caller, end); /* after the end is visible, as for the call */
+	vtime_stamp_done();
 	ipi_send(caller, IPI_WAKE); /* the caller may sleep in hart_call_wait */
 	return true;
 }

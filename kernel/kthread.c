@@ -69,10 +69,15 @@ bool kthread_run_one(void)
 		return false;
 	vtime_advance_to(t->start_ns);
 	call_on_stack((uint8_t *)t->stack + KTHREAD_STACK, t->fn, t->arg);
-	t->end_ns = vtime_now_ns();
-	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
-	if (t->creator != this_cpu())
-		ipi_send(t->creator, IPI_WAKE);
+	unsigned creator = t->creator;
+	uint64_t end = vtime_stamp(); /* its joiner (the creator) learns of the end no earlier */
+	t->end_ns = end;
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE); /* from here the joiner may free t */
+	if (creator != this_cpu()) {
+		vtime_note_event(creator, end);
+		ipi_send(creator, IPI_WAKE);
+	}
+	vtime_stamp_done();
 	return true;
 }
 

@@ -556,8 +556,14 @@ void vtime_note_event(unsigned core, uint64_t t)
 	if (!vtime_active)
 		return;
 	atomic_min(&vt[core].noted_next, t);
-	if (__atomic_load_n(&vt[core].waiting, __ATOMIC_SEQ_CST)) /* a running core's bound is its clock */
+	if (__atomic_load_n(&vt[core].waiting, __ATOMIC_SEQ_CST)) { /* a running core's bound is its clock */
 		__atomic_fetch_add(&bound_changes, 1, __ATOMIC_SEQ_CST);
+		/* its bound dropped, so it may now block others: it must look again even if the
+		 * hand-over is not what it waits for (a call's end while it awaits another call),
+		 * and every wait of vtime_idle also wakes for a changed nudge count (the hand-over
+		 * sends the IPI) */
+		__atomic_fetch_add(&vt[core].nudges, 1, __ATOMIC_RELEASE);
+	}
 }
 
 uint64_t vtime_stamp(void)

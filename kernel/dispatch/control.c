@@ -6,6 +6,7 @@
  */
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/dispatch/dispatch_internal.h"
+#include "kernel/vtime.h"
 
 int task_continue(struct task *t)
 {
@@ -15,6 +16,7 @@ int task_continue(struct task *t)
 	struct dispatcher *d = &dispatchers[cpu];
 	int r = 0;
 	bool queued = false;
+	uint64_t at = vtime_stamp(); /* the task's ready time will be no earlier */
 	uint64_t s = spin_lock(&d->lock);
 	switch (t->state) {
 	case TASK_STOPPED:
@@ -31,7 +33,8 @@ int task_continue(struct task *t)
 	}
 	spin_unlock(&d->lock, s);
 	if (queued)
-		dispatcher_kick(cpu);
+		dispatcher_kick(cpu, at);
+	vtime_stamp_done();
 	return r;
 }
 

@@ -39,8 +39,10 @@ void dispatcher_queue_first_locked(struct dispatcher *d, struct task *t);
 void dispatcher_queue_ready_locked(struct dispatcher *d, struct task *t);
 /* With d's lock held: takes t out of whichever of d's queues its state says it is in. */
 void dispatcher_unqueue_locked(struct dispatcher *d, struct task *t);
-/* Wakes core cpu (IPI_WAKE) unless it is the caller's: something was queued on it. */
-void dispatcher_kick(unsigned cpu);
+/* Wakes core cpu (IPI_WAKE) unless it is the caller's: something was queued on it, ready
+ * no earlier than `at`, a vtime_stamp() the caller took before it queued and releases
+ * (vtime_stamp_done) after the kick: the core's bound drops to `at` (kernel/vtime.h). */
+void dispatcher_kick(unsigned cpu, uint64_t at);
 
 /* task_dispatch's first step: every CREATED task reachable from root becomes BLOCKED on cpu. */
 void graph_publish(struct task *root, unsigned cpu);

@@ -67,11 +67,10 @@ void dispatcher_unqueue_locked(struct dispatcher *d, struct task *t)
 	sync_views_locked(d);
 }
 
-void dispatcher_kick(unsigned cpu)
+void dispatcher_kick(unsigned cpu, uint64_t at)
 {
 	if (cpu != this_cpu()) {
-		vtime_note_event(cpu, vtime_stamp()); /* it may run the task from our time on */
-		vtime_stamp_done();
+		vtime_note_event(cpu, at); /* it may run the task from then on */
 		ipi_send(cpu, IPI_WAKE);
 	}
 }
@@ -98,6 +97,7 @@ int task_dispatch(struct task *t, unsigned cpu)
 	graph_publish(t, cpu);
 	struct dispatcher *d = &dispatchers[cpu];
 	bool queued = t->pending == 0;
+	uint64_t at = vtime_stamp(); /* the task's ready time will be no earlier */
 	uint64_t s = spin_lock(&d->lock);
 	if (queued)
 		dispatcher_queue_first_locked(d, t);
@@ -105,7 +105,8 @@ int task_dispatch(struct task *t, unsigned cpu)
 		__atomic_store_n(&t->state, TASK_BLOCKED, __ATOMIC_RELEASE);
 	spin_unlock(&d->lock, s);
 	if (queued)
-		dispatcher_kick(cpu);
+		dispatcher_kick(cpu, at);
+	vtime_stamp_done();
 	return 0;
 }
 

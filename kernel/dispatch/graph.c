@@ -90,6 +90,7 @@ void graph_complete(struct task *t)
 		struct task *c = t->children[i];
 		struct dispatcher *d = &dispatchers[c->cpu];
 		bool queued = false;
+		uint64_t at = vtime_stamp(); /* the child's ready time will be no earlier */
 		uint64_t s = spin_lock(&d->lock);
 		/* a child failed by another parent (or cancelled) stays failed */
 		if (task_state(c) == TASK_BLOCKED && --c->pending == 0) {
@@ -98,7 +99,8 @@ void graph_complete(struct task *t)
 		}
 		spin_unlock(&d->lock, s);
 		if (queued)
-			dispatcher_kick(c->cpu);
+			dispatcher_kick(c->cpu, at);
+		vtime_stamp_done();
 	}
 	release_waiters(t);
 }
