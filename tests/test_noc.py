@@ -7,7 +7,7 @@ import pytest
 
 from conftest import ktest_summary
 
-NOC_TESTS = 13
+NOC_TESTS = 14
 
 
 def assert_all_passed(r, expected=NOC_TESTS):

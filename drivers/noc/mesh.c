@@ -87,19 +87,48 @@ const char *mesh_dir_name(enum mesh_dir d)
 	return d < MESH_DIRS ? names[d] : "?";
 }
 
+/*
+ * Minimises the largest hop distance to any member (eccentricity), then the sum of the
+ * distances, then the core id. Every member of a group computes its tree's root this way,
+ * so it is not done pairwise (O(n^2) hop counts: 80,000 instructions for 64 members):
+ * in coordinates s = x + y and d = x - y the XY distance is the larger of |s - s'| and
+ * |d - d'|, so the eccentricity follows from the four extremes of s and d, and the sum
+ * separates into columns and rows, each summed once per coordinate.
+ */
 unsigned mesh_centre_of(const uint16_t *cores, unsigned n)
 {
-	/* minimise the largest hop distance to any member (eccentricity), then the sum */
+	uint16_t per_column[MOSAIC_MAX_HARTS] = {0}, per_row[MOSAIC_MAX_HARTS] = {0};
+	int s_min = INT32_MAX, s_max = INT32_MIN, d_min = INT32_MAX, d_max = INT32_MIN;
+	for (unsigned i = 0; i < n; i++) {
+		int x = mesh_tiles[cores[i]].x, y = mesh_tiles[cores[i]].y;
+		per_column[x]++;
+		per_row[y]++;
+		s_min = x + y < s_min ? x + y : s_min;
+		s_max = x + y > s_max ? x + y : s_max;
+		d_min = x - y < d_min ? x - y : d_min;
+		d_max = x - y > d_max ? x - y : d_max;
+	}
+	/* the sum of the column (row) distances from each column (row) to every member */
+	uint32_t column_sum[MOSAIC_MAX_HARTS], row_sum[MOSAIC_MAX_HARTS];
+	for (unsigned x = 0; x < mesh.w; x++) {
+		column_sum[x] = 0;
+		for (unsigned c = 0; c < mesh.w; c++)
+			column_sum[x] += per_column[c] * absdiff(x, c);
+	}
+	for (unsigned y = 0; y < mesh.h; y++) {
+		row_sum[y] = 0;
+		for (unsigned r = 0; r < mesh.h; r++)
+			row_sum[y] += per_row[r] * absdiff(y, r);
+	}
 	unsigned best = cores[0];
 	uint64_t best_ecc = UINT64_MAX, best_sum = UINT64_MAX;
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t ecc = 0, sum = 0;
-		for (unsigned j = 0; j < n; j++) {
-			unsigned d = mesh_hops(cores[i], cores[j]);
-			sum += d;
-			if (d > ecc)
-				ecc = d;
-		}
+		int x = mesh_tiles[cores[i]].x, y = mesh_tiles[cores[i]].y, s = x + y, d = x - y;
+		int e = s - s_min;
+		e = s_max - s > e ? s_max - s : e;
+		e = d - d_min > e ? d - d_min : e;
+		e = d_max - d > e ? d_max - d : e;
+		uint64_t ecc = (uint64_t)e, sum = (uint64_t)column_sum[x] + row_sum[y];
 		if (ecc < best_ecc || (ecc == best_ecc && sum < best_sum) ||
 		    (ecc == best_ecc && sum == best_sum && cores[i] < best)) {
 			best = cores[i];

@@ -7,6 +7,7 @@
 #include "kernel/msg/msg.h"
 #include "kernel/msg/group.h"
 #include "drivers/noc/noc.h"
+#include "drivers/noc/mesh.h"
 #include "drivers/timer.h"
 #include "kernel/vtime.h"
 #include "lib/string.h"
@@ -631,6 +632,70 @@ KTEST(noc, collectives_on_a_scattered_group)
 		return;
 	}
 	run_collectives(kt, cores, n, "every third core");
+}
+
+/* The tree's definition, pairwise (what msg_group_init computed before it searched rings and
+ * took the centre from coordinate extremes): the reference the fast versions must match. */
+static unsigned reference_centre(const uint16_t *cores, unsigned n)
+{
+	unsigned best = cores[0];
+	unsigned best_ecc = ~0u, best_sum = ~0u;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned ecc = 0, sum = 0;
+		for (unsigned j = 0; j < n; j++) {
+			unsigned d = mesh_hops(cores[i], cores[j]);
+			sum += d;
+			ecc = d > ecc ? d : ecc;
+		}
+		if (ecc < best_ecc || (ecc == best_ecc && sum < best_sum) ||
+		    (ecc == best_ecc && sum == best_sum && cores[i] < best))
+			best = cores[i], best_ecc = ecc, best_sum = sum;
+	}
+	return best;
+}
+
+static unsigned reference_parent(const uint16_t *cores, unsigned n, unsigned root, unsigned r)
+{
+	unsigned best = n, best_hops = ~0u, dr = mesh_hops(cores[r], cores[root]);
+	for (unsigned p = 0; p < n; p++) {
+		unsigned dp = mesh_hops(cores[p], cores[root]);
+		if (dp >= dr)
+			continue;
+		unsigned h = mesh_hops(cores[r], cores[p]);
+		if (h < best_hops || (h == best_hops && dp < mesh_hops(cores[best], cores[root])))
+			best = p, best_hops = h;
+	}
+	return best;
+}
+
+KTEST(noc, group_trees_match_their_pairwise_definition)
+{
+	static struct msg_group g;
+	uint16_t cores[MOSAIC_MAX_HARTS];
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	for (unsigned round = 0; round < 200; round++) {
+		/* a random subset in a random order: sparse and dense groups, any shape */
+		unsigned n = 0;
+		for (unsigned c = 0; c < hart_count; c++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			if ((seed >> 33) % 8 < 1 + round % 7)
+				cores[n++] = (uint16_t)c;
+		}
+		if (n == 0)
+			continue;
+		for (unsigned i = n; i > 1; i--) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			unsigned j = (unsigned)((seed >> 33) % i);
+			uint16_t t = cores[i - 1];
+			cores[i - 1] = cores[j];
+			cores[j] = t;
+		}
+		KT_ASSERT(msg_group_init(&g, cores, n) == 0);
+		KT_ASSERT_EQ(g.cores[g.tree_root], reference_centre(cores, n));
+		for (unsigned r = 0; r < n; r++)
+			if (r != g.tree_root)
+				KT_ASSERT_EQ(g.parent[r], reference_parent(cores, n, g.tree_root, r));
+	}
 }
 
 /* ---- xsend: no flow control, rules checked at run time ---- */
