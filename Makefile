@@ -54,6 +54,9 @@ KERNEL_DIRS := arch/riscv kernel kernel/msg kernel/dispatch kernel/alloc kernel/
 SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 
+# make qemu, qemu-gdb and run boot on per-core virtual clocks unless VTIME=0 (docs/time.md); a
+# vtime=0 in BOOTARGS still wins, since the last of a repeated boot argument counts
+VTIME_BOOTARG := $(if $(filter 0,$(VTIME)),,vtime=1 )
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
 
@@ -120,17 +123,17 @@ $(KERNEL): $(OBJS) linker.ld scripts/gen-ksyms
 	@echo "built $@ (disassembly $(BUILD)/mosaic.asm, symbols $(BUILD)/mosaic.sym)"
 
 qemu: check-harts all
-	$(RUN) --interactive --bootargs "$$BOOTARGS"
+	$(RUN) --interactive --bootargs "$(VTIME_BOOTARG)$$BOOTARGS"
 
 qemu-gdb: check-harts all
 	@echo "QEMU is halted with a GDB stub on port $(GDBPORT). In another terminal: make gdb GDBPORT=$(GDBPORT)"
-	$(RUN) --interactive --gdb $(GDBPORT) --bootargs "$$BOOTARGS"
+	$(RUN) --interactive --gdb $(GDBPORT) --bootargs "$(VTIME_BOOTARG)$$BOOTARGS"
 
 gdb:
 	$(GDB) -q -x scripts/gdb/mosaic.gdb -ex "target remote :$(GDBPORT)" $(KERNEL)
 
 run: check-harts all
-	$(RUN) --timeout $(TIMEOUT) --log $(BUILD)/run.log --bootargs "$$BOOTARGS"
+	$(RUN) --timeout $(TIMEOUT) --log $(BUILD)/run.log --bootargs "$(VTIME_BOOTARG)$$BOOTARGS"
 
 test: all
 	python3 -m pytest tests $(PYTEST_ARGS)
@@ -200,8 +203,9 @@ help:
 	@echo "                  (needs ACCEL=single: QEMU refuses -icount with multi-threaded TCG)"
 	@echo "  MESH=WxH        NoC mesh geometry, W*H = HARTS (default: the most square, W >= H)"
 	@echo "  MEM=256M        guest memory"
-	@echo "  VTIME=1         0: boot without the vclock plugin (no per-hart instruction counts; docs/time.md);"
-	@echo "                  per-core virtual clocks are opt-in: BOOTARGS='vtime=1' (vtime_sync=1: lax)"
+	@echo "  VTIME=1         1: make qemu, qemu-gdb and run boot with vtime=1, every core its own clock;"
+	@echo "                  0: the machine's serial clock, without the vclock plugin (docs/time.md);"
+	@echo "                  tests, benchmarks and mosaic-run choose their clock themselves (vtime_sync=1: lax)"
 	@echo "  TIMEOUT=120     make run: seconds before QEMU is killed (status 124)"
 	@echo "  GDBPORT=$(GDBPORT)   GDB stub port (default depends on your uid)"
 	@echo "  PYTEST_ARGS=... extra pytest arguments for make test, e.g. '-k boot -x'"
