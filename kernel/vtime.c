@@ -176,12 +176,12 @@ static uint64_t next_event(unsigned c)
 
 /* The earliest time core c can still send: its clock while it runs; while it waits, the
  * later of its clock at the wait's start (what the wait leaves it at) and its next event.
- * Inlined, with one acquire load (the state, which orders the rest): a look reads this for
- * every core, and each acquire costs a fence. */
+ * Inlined, with one acquire load (the state, which orders the rest) and one fence before the
+ * stamp: a look reads this for every core, and each acquire costs a fence. */
 static inline uint64_t lower_bound(unsigned c)
 {
 	const struct vtime_core *v = &vt[c];
-	uint64_t stamp = __atomic_load_n(&v->stamp, __ATOMIC_RELAXED), bound;
+	uint64_t bound;
 	if (!__atomic_load_n(&v->waiting, __ATOMIC_ACQUIRE)) {
 		bound = *v->count * vtime_ns_per_insn + v->skip;
 	} else {
@@ -191,6 +191,11 @@ static inline uint64_t lower_bound(unsigned c)
 		uint64_t next = own < noted ? own : noted;
 		bound = next > start ? next : start;
 	}
+	/* the stamp after the clock: a clock read before the stamp was set is no later than the
+	 * stamped time (vtime_stamp), and one read after it finds the stamp set (or the
+	 * hand-over already noted) */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	uint64_t stamp = __atomic_load_n(&v->stamp, __ATOMIC_RELAXED);
 	return stamp < bound ? stamp : bound; /* a hand-over in progress carries an older time */
 }
 
