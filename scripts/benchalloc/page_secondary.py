@@ -168,15 +168,20 @@ def rsd(figs, cl, how, raw, meshes, base):
         outliers = [x for x in c["largest"] if x.get("median") and x.get("max", 0) > 5 * x["median"]]
         if len(outliers) * 2 > len(c["largest"]):
             x = outliers[0]
-            why = ("These spreads are single runs, not a spread of the protocol's work: in each, a job waited many "
-                   "times longer than in every other run of its point while the median did not move (" +
+            why = ("These spreads are single runs: in each, a job waited many times longer than in every other run "
+                   "of its point while the median did not move (" +
                    f"{x['where']}: median {md_us({'mean': x['median']})}, longest {md_us({'mean': x['max']})}). They come from " +
                    ("both policies" if 0 < ab_top < len(c["largest"]) else
                     "the sequencer" if ab_top else "active cancellation") +
-                   ". In the one traced (Fig. 5.5 on 6x6 under active cancellation, 2026-11-24) the long run sent "
-                   "the same messages and made no more cancellations than the others, and it repeats exactly with "
-                   "the logged command line but not once the boot arguments change: the machine's timing, not "
-                   "the protocol, adds that wait. What adds it was not found ([time.md](time.md)).")
+                   ". Two were traced on 2026-11-24, and they differ. In Fig. 5.5 on 6x6 under active "
+                   "cancellation the long run sent the same messages and made no more cancellations than the "
+                   "others, and it repeats exactly with the logged command line but not once the boot arguments "
+                   "change: the machine's timing, not the protocol, adds that wait, and what adds it was not found "
+                   "([time.md](time.md)). In Fig. 5.1e under the sequencer the long run's second job to start "
+                   "was allocated as fast as in the other runs (about 240 µs after its submission) but started only "
+                   "when the first job ended, half a second later, and its allocation took 160 messages instead of "
+                   "145; the two jobs held disjoint micro-kernels. Why its start waited for the first job's end was "
+                   "not traced.")
         elif ab_top * 2 < len(c["largest"]):
             why = ("As in the thesis, the spread comes from active cancellation: how many cancellations a run needs "
                    "depends on the order in which the requests meet, which changes with the machine state a run "
