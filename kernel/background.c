@@ -84,8 +84,14 @@ static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t 
 				own = until_ns;
 			/* work handed over since the last look is due now: published as such, this core's
 			 * bound stays at its clock until it has run it (a hand-over's note may have come
-			 * before vtime_wait_begin, which forgets notes) */
-			if (vtime_active && ready_now(me, done, arg))
+			 * before vtime_wait_begin, which forgets notes). So is a message posted since
+			 * `seen`: one that came while background_work ran and is visible by the wait's
+			 * clock is neither in `next` (computed before it came) nor in `posted` (not in
+			 * flight any more), and its note was forgotten. Published as "nothing before
+			 * `until_ns`", the core let others jump past the reply it was about to send (a
+			 * micro-kernel's echo came 10 s late on 11x11 meshes) */
+			if (vtime_active && (ready_now(me, done, arg) ||
+					     __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen))
 				own = 0;
 			uint64_t deadline;
 			uint32_t nudges = vtime_nudges();
