@@ -185,6 +185,12 @@ trap_return:
  */
 	.globl uctx_enter
 uctx_enter:
+	/* interrupts off until the sret: an interrupt taken on the kernel stack here would build
+	 * its frame over the trap stack's top word and leave its scause there as the hart's tp
+	 * (a 12x9 benchmark boot crashed so: tp = 0x8000000000000001 at the task's first trap).
+	 * trap_return's sstatus (SPIE set) turns them back on in U-mode; uctx_leave's caller
+	 * enables them again in the kernel. */
+	csrci sstatus, 2
 	sd ra, 0*8(a1)
 	sd sp, 1*8(a1)
 	sd s0, 2*8(a1)
