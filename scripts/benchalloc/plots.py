@@ -92,9 +92,10 @@ def plot_all(data, outdir):
             e = entries.get(pol)
             if not e or not e.get("by_rank"):
                 continue
-            xs = [r["rank"] + (i - 0.5) * width for r in e["by_rank"]]
-            ms = [r[metric]["mean"] / div for r in e["by_rank"]]
-            sd = [r[metric]["stdev"] / div for r in e["by_rank"]]
+            ranks = [r for r in e["by_rank"] if r.get(metric)]  # a rank no run reached has no bar
+            xs = [r["rank"] + (i - 0.5) * width for r in ranks]
+            ms = [r[metric]["mean"] / div for r in ranks]
+            sd = [r[metric]["stdev"] / div for r in ranks]
             ax.bar(xs, ms, width, yerr=errs(ms, sd), capsize=3, color=colors[pol], label=label[pol])
             for x, m in zip(xs, ms):  # in the axis's unit
                 ax.annotate(f"{m:.0f}" if abs(m) >= 100 else f"{m:.3g}", (x, m), ha="center", va="bottom",

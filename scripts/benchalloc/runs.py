@@ -35,6 +35,8 @@ def run_boot(b, args):
     res["jobs"], res["runs"], res["propbench"] = jobs, runs, props
     res["panic"] = next((ln.strip() for ln in r.lines if "PANIC" in ln), None)
     problems = []
+    if res["panic"]:
+        problems.append(f"the kernel panicked ({res['panic']})")
     if r.status != 0:
         problems.append("QEMU timed out (killed)" if r.timed_out else f"exit status {r.status}")
     if b.kind == "scenario":
