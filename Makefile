@@ -35,6 +35,8 @@ HOSTCC   ?= gcc
 VCLOCK   := $(BUILD)/vclock/vclock.so
 VCLOCK_SRCS := vclock/vclock.c vclock/decode.c
 VCLOCK_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -I.
+# The memwatch QEMU plugin (which hart stored into a range, docs/debugging.md), for the host.
+MEMWATCH := $(BUILD)/memwatch/memwatch.so
 
 CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac_zicsr_zifencei -mabi=lp64 -mcmodel=medany \
@@ -62,11 +64,15 @@ RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(
 
 .PHONY: all deps check-harts qemu qemu-gdb gdb run test fuzz bench-boot bench-noc bench-kernel bench-alloc bench-invade prof clean help
 
-all: deps $(KERNEL) $(VCLOCK)
+all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
 
 $(VCLOCK): $(VCLOCK_SRCS) $(wildcard vclock/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(VCLOCK_CFLAGS) -o $@ $(VCLOCK_SRCS)
+
+$(MEMWATCH): memwatch/memwatch.c vclock/qemu_plugin_api.h Makefile
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(VCLOCK_CFLAGS) -o $@ memwatch/memwatch.c
 
 deps:
 	@scripts/deps
@@ -171,7 +177,8 @@ help:
 	@echo
 	@echo "Targets:"
 	@echo "  make            build $(KERNEL) (+ mosaic.asm disassembly, mosaic.sym symbol table) and the"
-	@echo "                  vclock QEMU plugin $(VCLOCK) (per-hart instruction counts)"
+	@echo "                  vclock QEMU plugin $(VCLOCK) (per-hart instruction counts) and the"
+	@echo "                  memwatch QEMU plugin $(MEMWATCH) (who stores into a range: mosaic-run --watch)"
 	@echo "  make qemu       install missing dependencies, build, boot into the shell (quit: Ctrl-A X)"
 	@echo "  make run        boot without interaction, do what BOOTARGS ask, power off (make shows 'Error N' for status N;"
 	@echo "                  scripts/mosaic-run exits with N itself)"

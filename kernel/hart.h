@@ -84,6 +84,14 @@ static inline struct hart *this_hart(void)
 
 static inline unsigned this_cpu(void) { return this_hart()->cpu; }
 
+/* True if h points at a slot of harts[]: the trap and panic paths check tp with this
+ * before they trust it, so that a corrupt tp is reported instead of faulting again. */
+static inline bool hart_is_slot(const struct hart *h)
+{
+	uintptr_t p = (uintptr_t)h, base = (uintptr_t)harts;
+	return p >= base && p - base < sizeof harts && (p - base) % sizeof harts[0] == 0;
+}
+
 /* True while the user task on this hart is to be killed: its kernel calls stop waiting. */
 static inline bool hart_kill_pending(void)
 {

@@ -3,13 +3,13 @@
 #include "kernel/hart.h"
 #include "kernel/spinlock.h"
 #include "kernel/page_alloc.h"
+#include "kernel/stack_guard.h"
+#include "kernel/panic.h"
 #include "kernel/background.h"
 #include "kernel/errno.h"
 #include "kernel/config.h"
 #include "kernel/vtime.h"
 
-/* arch/riscv/entry.S: calls fn(arg) with sp at stack_top, back on the caller's stack after. */
-void call_on_stack(void *stack_top, void (*fn)(void *), void *arg);
 
 struct thread_queue {
 	struct spinlock lock;
@@ -25,6 +25,7 @@ int kthread_create(struct kthread *t, void (*fn)(void *), void *arg, unsigned cp
 	t->stack = page_alloc(KTHREAD_STACK / PAGE_SIZE);
 	if (!t->stack)
 		return -ENOMEM;
+	stack_guard_set(t->stack);
 	t->fn = fn;
 	t->arg = arg;
 	t->cpu = (uint16_t)cpu;
@@ -69,6 +70,9 @@ bool kthread_run_one(void)
 		return false;
 	vtime_advance_to(t->start_ns);
 	call_on_stack((uint8_t *)t->stack + KTHREAD_STACK, t->fn, t->arg);
+	if (!stack_guard_intact(t->stack))
+		panic("kernel thread overflowed its %u-byte stack at %p (the page below it is corrupt)",
+		      KTHREAD_STACK, t->stack);
 	unsigned creator = t->creator;
 	uint64_t end = vtime_stamp(); /* its joiner (the creator) learns of the end no earlier */
 	t->end_ns = end;

@@ -32,4 +32,7 @@ void kthread_join(struct kthread *t);
 bool kthread_run_one(void);
 bool kthread_has_ready(unsigned cpu);
 
+/* arch/riscv/entry.S: calls fn(arg) with sp at stack_top, back on the caller's stack after. */
+void call_on_stack(void *stack_top, void (*fn)(void *), void *arg);
+
 #endif

@@ -9,6 +9,7 @@
 #include "kernel/console.h"
 #include "kernel/bootargs.h"
 #include "kernel/page_alloc.h"
+#include "kernel/stack_guard.h"
 #include "kernel/smp.h"
 #include "kernel/ktest.h"
 #include "kernel/shell.h"
@@ -68,6 +69,7 @@ static void init_hart_table(uint64_t boot_hartid)
 	boot_cpu = (unsigned)cpu;
 	struct hart *me = &harts[boot_cpu];
 	me->kstack_base = boot_stack;
+	stack_guard_set(boot_stack);
 	me->kstack_top = (uint64_t)boot_stack_top;
 	__asm__ volatile("mv tp, %0" ::"r"(me));
 }

@@ -11,10 +11,24 @@
 
 static volatile uint32_t panicking;
 static volatile int panicking_cpu = -1;
+static uintptr_t corrupt_tp; /* the first panicking hart's tp when it pointed at no slot */
+
+/*
+ * The panicking hart's slot, or NULL when tp points at no slot of harts[] (0 before the
+ * boot hart has per-hart data, anything else when tp was corrupted). The panic path reads
+ * tp only through this: a panic that faulted again on a corrupt tp recursed until it had
+ * eaten through its own kernel stack into the next hart's, and the report then named that
+ * innocent neighbour.
+ */
+static struct hart *panic_hart(void)
+{
+	struct hart *h = this_hart();
+	return hart_is_slot(h) ? h : 0;
+}
 
 static bool on_this_stack(uint64_t p)
 {
-	struct hart *h = this_hart();
+	struct hart *h = panic_hart();
 	if (!h || !h->kstack_base)
 		return p != 0 && (p & 7) == 0;
 	return p > (uint64_t)h->kstack_base && p <= h->kstack_top && (p & 7) == 0;
@@ -68,10 +82,18 @@ void backtrace_print(uint64_t pc, uint64_t fp, uint64_t ra)
 static void panic_enter(void)
 {
 	irq_disable();
-	int me = this_hart() ? (int)this_cpu() : -2;
+	struct hart *h = panic_hart();
+	uintptr_t bad_tp = h ? 0 : (uintptr_t)this_hart();
+	if (bad_tp) /* the rest of the kernel (ipi_broadcast, console) trusts a non-zero tp */
+		__asm__ volatile("li tp, 0" ::: "memory");
+	int me = h ? (int)h->cpu : -2;
 	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_ACQ_REL)) {
-		if (panicking_cpu != me)
-			hart_park();
+		if (panicking_cpu != me) {
+			if (h)
+				hart_park();
+			for (;;)
+				wfi(); /* no slot to mark as stopped */
+		}
 		/* the panic path itself faulted: say so and stop, without trusting anything else */
 		static const char msg[] = "\nmosaic: nested panic; exiting\n";
 		for (const char *p = msg; *p; p++)
@@ -79,6 +101,7 @@ static void panic_enter(void)
 		machine_exit(EXIT_PANIC);
 	}
 	panicking_cpu = me;
+	corrupt_tp = bad_tp;
 	console_force();
 }
 
@@ -103,15 +126,22 @@ static void panic_finish(void)
 				break;
 		}
 	}
-	kprintf("mosaic: panic: %u of %u other harts stopped; exiting with status %d\n", stopped, others, EXIT_PANIC);
+	if (corrupt_tp) /* this hart cannot tell which slot is its own: it counted itself */
+		kprintf("mosaic: panic: %u of %u harts stopped (this one included, still running); exiting with status %d\n",
+			stopped, others, EXIT_PANIC);
+	else
+		kprintf("mosaic: panic: %u of %u other harts stopped; exiting with status %d\n", stopped, others,
+			EXIT_PANIC);
 	machine_exit(EXIT_PANIC);
 }
 
 static void print_whoami(void)
 {
-	struct hart *h = this_hart();
+	struct hart *h = panic_hart();
 	if (h)
 		kprintf("\nPANIC on hart %u (cpu %u): ", h->hartid, h->cpu);
+	else if (corrupt_tp)
+		kprintf("\nPANIC on a hart whose tp is corrupt (tp %p, not a slot of harts[]): ", (void *)corrupt_tp);
 	else
 		kprintf("\nPANIC on the boot hart before per-hart data: ");
 }

@@ -8,6 +8,7 @@
 #include "kernel/hart.h"
 #include "kernel/platform.h"
 #include "kernel/page_alloc.h"
+#include "kernel/stack_guard.h"
 #include "kernel/console.h"
 #include "kernel/bootargs.h"
 #include "kernel/shell.h"
@@ -80,6 +81,7 @@ static void start_one(unsigned cpu)
 		return;
 	}
 	h->kstack_base = stack;
+	stack_guard_set(stack);
 	h->kstack_top = (uint64_t)stack + KSTACK_SIZE;
 	h->state = HART_STARTING;
 	fence();

@@ -15,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_KERNEL = ROOT / "build" / "mosaic.elf"
 VCLOCK_PLUGIN = ROOT / "build" / "vclock" / "vclock.so"  # per-hart instruction counts (docs/time.md)
+MEMWATCH_PLUGIN = ROOT / "build" / "memwatch" / "memwatch.so"  # who stored into a range (docs/debugging.md)
 
 # Exit statuses of a run (the kernel's come from kernel/config.h).
 EXIT_TIMEOUT = 124
@@ -89,9 +90,34 @@ def vclock_arguments(plugin=VCLOCK_PLUGIN):
     return ["-plugin", str(plugin)]
 
 
+def parse_watch(spec):
+    """'LO:HI[:HART]' (integers, 0x for hex) as the memwatch plugin's argument string; ValueError if malformed."""
+    parts = spec.split(":")
+    if len(parts) not in (2, 3):
+        raise ValueError(f"--watch takes LO:HI or LO:HI:HART, not {spec!r}")
+    try:
+        nums = [int(x, 0) for x in parts]
+    except ValueError:
+        raise ValueError(f"--watch: {spec!r} is not made of integers (use 0x for hex)") from None
+    if any(n < 0 for n in nums) or nums[0] >= nums[1]:
+        raise ValueError(f"--watch: needs 0 <= LO < HI and HART >= 0, got {spec!r}")
+    arg = f"lo={nums[0]:#x},hi={nums[1]:#x}"
+    return arg + (f",except={nums[2]}" if len(nums) == 3 else "")
+
+
+def memwatch_arguments(watch_arg, plugin=MEMWATCH_PLUGIN):
+    """QEMU's arguments that load memwatch with parse_watch()'s argument string, or VclockError."""
+    if not qemu_supports_plugins():
+        raise VclockError("qemu-system-riscv64 has no TCG plugin support (no -plugin option): --watch needs it")
+    if not Path(plugin).exists():
+        raise VclockError(f"the memwatch plugin {plugin} is not built; run 'make'")
+    return ["-plugin", f"{plugin},{watch_arg}"]
+
+
 def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", icount=False, mem="256M",
-                 gdb_port=None, interactive=False, vclock=None):
-    """The QEMU command line of a Mosaic boot. vclock: load the vclock plugin (None: vclock_default())."""
+                 gdb_port=None, interactive=False, vclock=None, watch=None):
+    """The QEMU command line of a Mosaic boot. vclock: load the vclock plugin (None: vclock_default());
+    watch: the memwatch plugin's argument string (parse_watch), or None."""
     if accel not in ("single", "multi"):
         raise ValueError(f"accel must be 'single' or 'multi', not {accel!r}")
     if vclock is None:
@@ -110,6 +136,8 @@ def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", i
         cmd += ["-S", "-gdb", f"tcp::{gdb_port}"]
     if vclock:
         cmd += vclock_arguments()
+    if watch:
+        cmd += memwatch_arguments(watch)
     if icount:
         bootargs = (bootargs + " icount=1").strip()  # tell the kernel its clock is exact
     cmd += ["-append", bootargs]

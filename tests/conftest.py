@@ -34,7 +34,8 @@ class Booter:
         log = LOG_DIR / f"{self.name}{'' if self.count == 1 else '-' + str(self.count)}.log"
         args = ("shell=0 " + bootargs).strip() if batch else bootargs
         cmd = mosaiclib.qemu_command(harts=harts, bootargs=args, **{k: v for k, v in kw.items()
-                                                                     if k in ("accel", "icount", "mem", "gdb_port", "vclock")})
+                                                                     if k in ("accel", "icount", "mem", "gdb_port", "vclock",
+                                                                              "watch")})
         run_kw = {k: v for k, v in kw.items() if k in ("input_text", "marks", "started")}
         return mosaiclib.run_qemu(cmd, timeout=timeout, log_path=log, **run_kw)
 

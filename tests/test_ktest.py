@@ -107,3 +107,25 @@ def test_panic_on_failed_assertion(boot):
     assert "assertion failed: x == 42" in r.output
     frames = re.findall(r"#\d+ [0-9a-f]{16} (\w+)\+", r.output)
     assert frames[:2] == ["ktest_failing_assertion", "ktest_panic_assert_assertion"], frames
+
+
+def test_panic_with_corrupt_tp_is_reported_not_recursed(boot):
+    # a fault while tp is garbage: the panic path must not fault on tp again (it once
+    # recursed down its stack into the next hart's, and that hart took the blame)
+    r = boot(harts=4, bootargs="ktest=panic_bad_tp", timeout=60)
+    assert r.status == 3, r.output[-3000:]
+    out = r.output
+    assert "PANIC on a hart whose tp is corrupt (tp 0x8000000000000001" in out, out[-3000:]
+    assert "unexpected trap: store/AMO access fault" in out
+    frames = re.findall(r"#\d+ [0-9a-f]{16} (\w+)\+", out[out.index("backtrace:"):])
+    assert frames[:3] == ["ktest_deliberate_fault", "call_through", "ktest_panic_bad_tp_fault_with_corrupt_tp"]
+    assert "nested panic" not in out
+
+
+def test_kernel_stack_overflow_is_named_at_the_next_trap(boot):
+    r = boot(harts=4, bootargs="ktest=panic_stack", timeout=60)
+    assert r.status == 3, r.output[-3000:]
+    out = r.output
+    assert re.search(r"PANIC on hart \d+ \(cpu \d+\): kernel stack overflow: the guard word", out), out[-3000:]
+    assert "breakpoint" not in out  # the overflow is reported, not the trap that found it
+    assert "the overflow was not reported" not in out

@@ -1,5 +1,5 @@
 /*
- * The few declarations of QEMU 7.2's TCG plugin API (version 1) that vclock uses.
+ * The few declarations of QEMU 7.2's TCG plugin API (version 1) that vclock and memwatch use.
  * Debian ships QEMU with plugin support but without qemu-plugin.h, so they are
  * declared here by hand; each matches 7.2's signature, and QEMU resolves them
  * from its own exported symbols when it loads the plugin.
@@ -52,5 +52,20 @@ const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
+
+/* memory callbacks and exit (memwatch) */
+typedef uint32_t qemu_plugin_meminfo_t;
+enum qemu_plugin_mem_rw {
+	QEMU_PLUGIN_MEM_R = 1,
+	QEMU_PLUGIN_MEM_W,
+	QEMU_PLUGIN_MEM_RW,
+};
+typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+					  void *userdata);
+typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
+void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_mem_cb_t cb,
+				      enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw, void *userdata);
+unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
 
 #endif

@@ -3,6 +3,7 @@
 #include "arch/riscv/csr.h"
 #include "kernel/hart.h"
 #include "kernel/panic.h"
+#include "kernel/stack_guard.h"
 #include "drivers/timer.h"
 #include "kernel/utask.h"
 
@@ -42,6 +43,10 @@ const char *trap_cause_name(uint64_t scause)
 
 void trap_handler(struct trap_frame *f)
 {
+	struct hart *h = this_hart();
+	if (hart_is_slot(h) && h->kstack_base && !stack_guard_intact(h->kstack_base))
+		panic("kernel stack overflow: the guard word at the base of this hart's stack (%p) was overwritten",
+		      h->kstack_base);
 	if (!(f->sstatus & SSTATUS_SPP) && !(f->scause & SCAUSE_INTERRUPT)) {
 		utask_trap(f); /* an exception in U-mode: a kernel call or a fault of the task */
 		return;
