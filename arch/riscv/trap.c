@@ -8,6 +8,10 @@
 #include "kernel/utask.h"
 
 extern char trap_vector[];
+
+/* entry.S builds and restores frames of FRAME_SIZE = 36 words: a field added here and not
+ * there would make the kernel write past the frame, onto the trap stack's top word (tp). */
+_Static_assert(sizeof(struct trap_frame) == 36 * 8, "struct trap_frame must match FRAME_SIZE in entry.S");
 static void (*external_handler)(void);
 
 void trap_init_hart(void)
