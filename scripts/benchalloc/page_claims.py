@@ -277,7 +277,7 @@ def dense(figs, cl, how, raw, meshes, base):
         if ch and st is not None:
             little = little and all(abs(x) <= 20 for x in ch)
             parts.append(f"{f['mesh']}: ac vs ab {min(ch):+.1f} to {max(ch):+.1f} %; starting {f['cores_per_job']} "
-                         f"tasks takes {st / 1e6:.0f} ms")
+                         f"tasks takes {md_us({'mean': st})}")
         for q in POLICIES:
             worst = max((r["exclusive_wait_ns"]["rsd_pct"] for r in f["policies"].get(q, {}).get("by_rank", [])
                          if r.get("exclusive_wait_ns")), default=0)
