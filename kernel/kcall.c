@@ -187,11 +187,17 @@ const struct kcall_desc kcall_table[KC_COUNT] = {
 
 /* ---- the forwarded path ---- */
 
+/* Requests with at most this much data are built and received on the stack: the common
+ * case (every handler of the table takes its arguments only) needs no heap. */
+#define KCALL_STACK_DATA 200
+#define KCALL_STACK_MSG (sizeof(struct kcall_fwd) + KCALL_STACK_DATA)
+
 static int64_t forward(unsigned me, unsigned nr, const uint64_t *args, const void *data, uint32_t len)
 {
 	if (len > NOC_MAX_BODY - sizeof(struct kcall_fwd))
 		return -EMSGSIZE;
-	uint8_t *msg = kmalloc(sizeof(struct kcall_fwd) + len);
+	uint64_t on_stack[KCALL_STACK_MSG / 8];
+	uint8_t *msg = len <= KCALL_STACK_DATA ? (uint8_t *)on_stack : kmalloc(sizeof(struct kcall_fwd) + len);
 	if (!msg)
 		return -ENOMEM;
 	struct kcall_fwd *f = (struct kcall_fwd *)msg;
@@ -201,16 +207,13 @@ static int64_t forward(unsigned me, unsigned nr, const uint64_t *args, const voi
 	if (len)
 		memcpy(msg + sizeof *f, data, len);
 	unsigned master = domain_master(domain_of(me));
-	struct msg_request req;
 	int64_t ret = 0;
-	int e = msg_isend_typed(MSG_TYPE_KCALL, (int)master, (int)nr, msg, sizeof *f + len, false, &req);
+	/* the plain send and receive: their fast paths are the common case here */
+	int e = msg_send_typed(MSG_TYPE_KCALL, (int)master, (int)nr, msg, sizeof *f + len);
+	if (msg != (uint8_t *)on_stack)
+		kfree(msg);
 	if (!e)
-		e = msg_wait(&req, 0);
-	kfree(msg);
-	if (!e)
-		e = msg_irecv_typed(MSG_TYPE_KCALL_REPLY, (int)master, (int)nr, &ret, sizeof ret, &req);
-	if (!e)
-		e = msg_wait(&req, 0);
+		e = msg_recv_typed(MSG_TYPE_KCALL_REPLY, (int)master, (int)nr, &ret, sizeof ret, 0);
 	return e ? e : ret;
 }
 
@@ -229,8 +232,9 @@ int64_t kcall(unsigned nr, const uint64_t *args, const void *data, uint32_t len)
  * Serves one waiting call, taking the callers of the domain in turn (round robin
  * from the one after the last served): with each core having at most one call
  * outstanding, a call that is visible when its core's turn comes waits for at
- * most one call of every other core, and one still on its way for one more round. The
- * mailbox is drained first so blocked senders get their credits back and every
+ * most one call of every other core, and one still on its way for one more round.
+ * Calls are taken where they are, in the mailbox or the unhandled queue. The
+ * mailbox is drained first only when a sender waits for a credit, so that every
  * waiting call is seen, not only the ones that won a slot.
  */
 bool master_serve_one(void)
@@ -239,33 +243,38 @@ bool master_serve_one(void)
 	unsigned me = this_cpu();
 	if (!is_master(me))
 		return false;
-	msg_drain(); /* every visible call is now in the unhandled queue, in arrival order */
-	uint64_t waiting[MOSAIC_MAX_HARTS / 64];
-	if (!msg_unhandled_sources(MSG_TYPE_KCALL, waiting))
+	bool crowded = msg_credit_waiters();
+	if (!crowded && !msg_maybe_pending(MSG_TYPE_KCALL))
 		return false; /* nothing waiting: the common case when a master wakes */
-	struct msg_status st;
+	if (crowded)
+		msg_drain(); /* every visible call is now in the unhandled queue, in arrival order */
+	uint64_t waiting[MOSAIC_MAX_HARTS / 64];
+	if (!msg_pending_sources(MSG_TYPE_KCALL, waiting))
+		return false;
 	const struct domain *d = &layout.domains[domain_of(me)];
 	unsigned w = d->x1 - d->x0, n = d->ncores, start = last_served[me];
-	bool found = false;
-	for (unsigned i = 1; i <= n && !found; i++) {
+	int source = -1;
+	for (unsigned i = 1; i <= n && source < 0; i++) {
 		unsigned k = (start + i) % n; /* k-th core of the domain, row by row */
 		unsigned c = mesh_core_at(d->x0 + k % w, d->y0 + k / w);
-		if ((waiting[c / 64] & (1UL << (c % 64))) &&
-		    msg_probe_typed(MSG_TYPE_KCALL, (int)c, MSG_ANY_TAG, false, &st) == 0) {
-			found = true;
+		if (waiting[c / 64] & (1UL << (c % 64))) {
+			source = (int)c;
 			last_served[me] = (uint16_t)k;
 		}
 	}
-	if (!found)
-		return false;
-	uint8_t *msg = kmalloc(st.len ? st.len : 1);
-	if (!msg)
-		return false; /* it stays queued; served when memory is back */
-	struct msg_request req;
+	if (source < 0)
+		return false; /* only calls from outside the domain: not ours to serve */
+	uint64_t on_stack[KCALL_STACK_MSG / 8];
+	uint8_t *msg = (uint8_t *)on_stack;
+	struct msg_status st = {.source = source};
 	int64_t ret;
-	int e = msg_irecv_typed(MSG_TYPE_KCALL, st.source, st.tag, msg, st.len, &req);
-	if (!e)
-		e = msg_wait(&req, &st);
+	int e = msg_recv_typed(MSG_TYPE_KCALL, source, MSG_ANY_TAG, msg, sizeof on_stack, &st);
+	if (e == -EOVERFLOW) { /* a call with more data than the stack holds: it is still queued */
+		msg = kmalloc(st.len);
+		if (!msg)
+			return false; /* it stays queued; served when memory is back */
+		e = msg_recv_typed(MSG_TYPE_KCALL, source, MSG_ANY_TAG, msg, st.len, &st);
+	}
 	if (e) {
 		ret = e;
 	} else {
@@ -274,12 +283,11 @@ bool master_serve_one(void)
 			  kcall_table[f->nr].fn && sizeof *f + f->len == st.len;
 		ret = ok ? kcall_table[f->nr].fn((unsigned)st.source, f->args, msg + sizeof *f, f->len) : -ENOSYS;
 	}
-	kfree(msg);
+	if (msg != (uint8_t *)on_stack)
+		kfree(msg);
 	served_log[me][served[me] % KCALL_LOG] = (uint16_t)st.source;
 	served[me]++;
-	e = msg_isend_typed(MSG_TYPE_KCALL_REPLY, st.source, st.tag, &ret, sizeof ret, false, &req);
-	if (!e)
-		msg_wait(&req, 0);
+	msg_send_typed(MSG_TYPE_KCALL_REPLY, st.source, st.tag, &ret, sizeof ret);
 	return true;
 }
 

@@ -154,10 +154,8 @@ static void set_clock(struct vtime_core *v, uint64_t t)
 	v->skip = t - vclock_instret() * vtime_ns_per_insn;
 }
 
-void vtime_advance_to(uint64_t t)
+void vtime_advance_to_active(uint64_t t)
 {
-	if (!vtime_active)
-		return;
 	struct vtime_core *v = &vt[this_cpu()];
 	uint64_t now = vtime_now_ns();
 	if (t > now) {
@@ -363,10 +361,8 @@ static uint64_t poll_ticks(unsigned me, uint64_t target)
 	return timer_us_to_ticks(us);
 }
 
-void vtime_wait_begin(void)
+void vtime_wait_begin_active(void)
 {
-	if (!vtime_active)
-		return;
 	struct vtime_core *v = &vt[this_cpu()];
 	__atomic_store_n(&v->wait_start, vtime_now_ns(), __ATOMIC_RELAXED);
 	v->jumped_to = 0;
@@ -412,10 +408,8 @@ uint64_t vtime_wait_clock(void)
 	return v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start;
 }
 
-void vtime_wait_end(void)
+void vtime_wait_end_active(void)
 {
-	if (!vtime_active)
-		return;
 	struct vtime_core *v = &vt[this_cpu()];
 	uint64_t t = v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start;
 	set_clock(v, t); /* the wait's own instructions are taken back */
@@ -533,10 +527,8 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	return false;
 }
 
-void vtime_settle(void)
+void vtime_settle_active(void)
 {
-	if (!vtime_active)
-		return;
 	unsigned me = this_cpu();
 	struct vtime_core *v = &vt[me];
 	vtime_wait_begin(); /* published as waiting for nothing later than now */
@@ -554,10 +546,8 @@ void vtime_settle(void)
 	looked(v, now);
 }
 
-void vtime_note_send(unsigned dst, uint64_t arrival)
+void vtime_note_send_active(unsigned dst, uint64_t arrival)
 {
-	if (!vtime_active)
-		return;
 	struct vtime_core *v = &vt[dst];
 	vtime_note_event(dst, arrival);
 	uint64_t look = __atomic_load_n(&v->last_look, __ATOMIC_ACQUIRE);
@@ -567,10 +557,8 @@ void vtime_note_send(unsigned dst, uint64_t arrival)
 	}
 }
 
-void vtime_note_event(unsigned core, uint64_t t)
+void vtime_note_event_active(unsigned core, uint64_t t)
 {
-	if (!vtime_active)
-		return;
 	atomic_min(&vt[core].noted_next, t);
 	if (__atomic_load_n(&vt[core].waiting, __ATOMIC_SEQ_CST)) { /* a running core's bound is its clock */
 		__atomic_fetch_add(&bound_changes, 1, __ATOMIC_SEQ_CST);
@@ -582,10 +570,8 @@ void vtime_note_event(unsigned core, uint64_t t)
 	}
 }
 
-uint64_t vtime_stamp(void)
+uint64_t vtime_stamp_active(void)
 {
-	if (!vtime_active)
-		return vtime_now_ns();
 	struct vtime_core *v = &vt[this_cpu()];
 	if (v->stamp_depth++)
 		return vtime_now_virtual(); /* the outer stamp is earlier and still caps the bound */
@@ -597,10 +583,8 @@ uint64_t vtime_stamp(void)
 	return vtime_now_virtual();
 }
 
-void vtime_stamp_done(void)
+void vtime_stamp_done_active(void)
 {
-	if (!vtime_active)
-		return;
 	struct vtime_core *v = &vt[this_cpu()];
 	if (v->stamp_depth && !--v->stamp_depth)
 		__atomic_store_n(&v->stamp, UINT64_MAX, __ATOMIC_SEQ_CST);

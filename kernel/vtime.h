@@ -46,8 +46,12 @@ uint64_t vtime_of(unsigned core);
  * and never moved in lax mode). Bookings of NoC links that end before it can be dropped. */
 uint64_t vtime_floor_ns(void);
 
+/* The hooks below are inline gates: with virtual time off they cost a load and a branch
+ * (they sit on the message path), and the work is done out of line by their _active part. */
+
 /* Moves this core's clock forward to t if it is behind (an event with a time reached it). */
-void vtime_advance_to(uint64_t t_ns);
+void vtime_advance_to_active(uint64_t t_ns);
+static inline void vtime_advance_to(uint64_t t_ns) { if (vtime_active) vtime_advance_to_active(t_ns); }
 
 /*
  * A core with nothing to do before its own next event at `next_ns` (UINT64_MAX: none,
@@ -60,9 +64,11 @@ void vtime_advance_to(uint64_t t_ns);
  * observers forward), and it is not published as a time this core may send at. Between
  * vtime_wait_begin and vtime_wait_end the core is published as waiting.
  */
-void vtime_wait_begin(void);
+void vtime_wait_begin_active(void);
+static inline void vtime_wait_begin(void) { if (vtime_active) vtime_wait_begin_active(); }
 bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks);
-void vtime_wait_end(void);
+void vtime_wait_end_active(void);
+static inline void vtime_wait_end(void) { if (vtime_active) vtime_wait_end_active(); }
 /* A counter that changes (with an IPI_WAKE) when the core this one is blocked on changes its
  * bound: a caller of vtime_idle reads it before and sleeps until it changes or *wake_ticks,
  * then calls vtime_idle again. It may then sleep far longer than a poll (0 when off). */
@@ -81,15 +87,18 @@ uint64_t vtime_wait_clock(void);
 
 /* The core is about to report "nothing has arrived" at its current time (tryrecv,
  * a non-blocking probe): conservative mode first waits until that is certain. */
-void vtime_settle(void);
+void vtime_settle_active(void);
+static inline void vtime_settle(void) { if (vtime_active) vtime_settle_active(); }
 
 /* The NoC posted a message to dst arriving at arrival_ns: wakes its lower bound and
  * counts the message late if dst already looked past that time. */
-void vtime_note_send(unsigned dst, uint64_t arrival_ns);
+void vtime_note_send_active(unsigned dst, uint64_t arrival_ns);
+static inline void vtime_note_send(unsigned dst, uint64_t arrival_ns) { if (vtime_active) vtime_note_send_active(dst, arrival_ns); }
 
 /* Another core was handed work (a hart_call, a dispatched task) at time t: it may
  * send from then on, so its bound drops to t like a message's arrival. */
-void vtime_note_event(unsigned core, uint64_t t_ns);
+void vtime_note_event_active(unsigned core, uint64_t t_ns);
+static inline void vtime_note_event(unsigned core, uint64_t t_ns) { if (vtime_active) vtime_note_event_active(core, t_ns); }
 
 /*
  * A time this core hands to another (a message's send time, a call's or a thread's start,
@@ -98,8 +107,10 @@ void vtime_note_event(unsigned core, uint64_t t_ns);
  * instructions later, would carry a time older than the bound others read meanwhile, and a
  * look could let its receiver past it. Stamps nest; the outermost one caps the bound.
  */
-uint64_t vtime_stamp(void);
-void vtime_stamp_done(void);
+uint64_t vtime_stamp_active(void);
+static inline uint64_t vtime_stamp(void) { return vtime_active ? vtime_stamp_active() : timer_now_ns(); }
+void vtime_stamp_done_active(void);
+static inline void vtime_stamp_done(void) { if (vtime_active) vtime_stamp_done_active(); }
 
 /* Something from outside the simulated machine (a typed shell command) happens now:
  * after everything the cores have done so far. */

@@ -504,7 +504,10 @@ bool alloc_step(void)
 	struct mk *m = mk_self();
 	bool did = false;
 	struct msg_status st;
-	if (msg_probe_typed(MSG_TYPE_ALLOC, MSG_ANY_SOURCE, MSG_ANY_TAG, false, &st) == 0) {
+	/* the hint first: most passes of an idle loop find no protocol message, and a probe
+	 * would look through the mailbox under its lock to say so */
+	if (msg_maybe_pending(MSG_TYPE_ALLOC) &&
+	    msg_probe_typed(MSG_TYPE_ALLOC, MSG_ANY_SOURCE, MSG_ANY_TAG, false, &st) == 0) {
 		uint8_t *buf = kmalloc(st.len ? st.len : 1);
 		if (!buf)
 			panic("alloc: out of memory for a %u-byte message", st.len);

@@ -93,7 +93,9 @@ static void overhead_side(void *arg)
 	struct msg_status st;
 	if (this_cpu() == o->src) {
 		uint64_t i0 = work_now();
+		prof_begin(); /* the send and the receive are what scripts/mosaic-prof --marked counts (bench_msg) */
 		o->err |= msg_send((int)o->dst, 4, buf, sizeof buf);
+		prof_end();
 		o->send_instr = work_now() - i0;
 		o->sent_ns = vtime_now_ns();
 		__atomic_store_n(&o->sent, 1, __ATOMIC_RELEASE);
@@ -103,9 +105,29 @@ static void overhead_side(void *arg)
 		/* past the delivery time on this core's clock: no waiting inside recv */
 		vtime_sleep_until_ns(o->sent_ns + 20000, 0);
 		uint64_t i0 = work_now();
+		prof_begin();
 		o->err |= msg_recv((int)o->src, 4, buf, sizeof buf, &st);
+		prof_end();
 		o->recv_instr = work_now() - i0;
 	}
+}
+
+/* The software overhead line of bench_noc: an 8-byte message from core 0 to core 1, `reps` times. */
+static void bench_overhead(unsigned reps, int *err)
+{
+	uint64_t si[MAX_REPS], ri[MAX_REPS], tot[MAX_REPS];
+	for (unsigned r = 0; r < reps; r++) {
+		struct overhead o = {.src = 0, .dst = 1};
+		uint16_t cores[2] = {0, 1};
+		if (!ktest_run_on(cores, 2, overhead_side, &o))
+			o.err = -EBUSY;
+		*err |= o.err;
+		si[r] = o.send_instr;
+		ri[r] = o.recv_instr;
+		tot[r] = o.send_instr + o.recv_instr;
+	}
+	kprintf("bench-noc: {\"kind\": \"overhead\", \"bytes\": 8, \"send_instructions\": %lu, \"recv_instructions\": %lu, "
+		"\"instructions_per_message\": %lu}\n", median_u64(si, reps), median_u64(ri, reps), median_u64(tot, reps));
 }
 
 /*
@@ -231,20 +253,7 @@ SHELL_CMD(bench_noc, "bench_noc [reps: 2..31, default 5]", "NoC benchmark (run b
 		kprintf("bench-noc: {\"kind\": \"latency_vs_size\", \"hops\": %u, \"bytes\": %u, \"model_ns\": %lu, "
 			"\"measured_ns\": %lu}\n", fh, len, noc_model_ns(fh, len), m);
 	}
-	uint64_t si[MAX_REPS], ri[MAX_REPS], tot[MAX_REPS];
-	for (unsigned r = 0; r < reps; r++) {
-		struct overhead o = {.src = 0, .dst = 1};
-		uint16_t cores[2] = {0, 1};
-		if (!ktest_run_on(cores, 2, overhead_side, &o))
-			o.err = -EBUSY;
-		err |= o.err;
-		si[r] = o.send_instr;
-		ri[r] = o.recv_instr;
-		tot[r] = o.send_instr + o.recv_instr;
-	}
-	kprintf("bench-noc: {\"kind\": \"overhead\", \"bytes\": 8, \"send_instructions\": %lu, \"recv_instructions\": %lu, "
-		"\"instructions_per_message\": %lu}\n", median_u64(si, (unsigned)reps), median_u64(ri, (unsigned)reps),
-		median_u64(tot, (unsigned)reps));
+	bench_overhead((unsigned)reps, &err);
 	for (unsigned n = 2; n <= hart_count; n = n * 2 <= hart_count || n == hart_count ? n * 2 : hart_count) {
 		bench_coll(0, n, (unsigned)reps + 1, 0, &err);
 		bench_coll(1, n, (unsigned)reps + 1, 64, &err);
@@ -273,5 +282,23 @@ SHELL_CMD(bench_coll, "bench_coll barrier|bcast CORES [reps: 2..31, default 5]",
 	bench_coll(kind, (unsigned)n, (unsigned)reps + 1, kind ? 64 : 0, &err);
 	if (err)
 		kprintf("bench_coll: an operation failed (error %d)\n", err);
+	return err ? 1 : 0;
+}
+
+/* The message overhead alone: what scripts/mosaic-prof --marked needs to profile one send and receive. */
+SHELL_CMD(bench_msg, "bench_msg [reps: 2..31, default 5]",
+	  "software overhead of an 8-byte send and receive between cores 0 and 1 (a line of bench_noc)")
+{
+	uint64_t reps = 5;
+	if (argc > 2 || (argc == 2 && (!parse_u64(argv[1], &reps) || reps < 2 || reps > MAX_REPS - 1)))
+		return SHELL_USAGE;
+	if (hart_count < 2) {
+		kprintf("bench_msg: needs at least 2 harts\n");
+		return 1;
+	}
+	int err = 0;
+	bench_overhead((unsigned)reps, &err);
+	if (err)
+		kprintf("bench_msg: an operation failed (error %d)\n", err);
 	return err ? 1 : 0;
 }

@@ -12,11 +12,15 @@
 #include "kernel/console.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
+#include "lib/bits.h"
 #include "kernel/vtime.h"
 
 uint64_t msg_user_buffer = MSG_USER_BUFFER_DEFAULT;
 BOOTARG_U64("msg_user_buffer", msg_user_buffer, 0, 64 * 1024 * 1024,
 	    "bytes of user messages a core keeps out of its mailbox for its task (more wait for credits)");
+
+/* Types are counted modulo this in the unhandled queue (a shared count only costs a scan). */
+#define UH_KINDS 32
 
 struct unhandled_msg {
 	struct unhandled_msg *next;
@@ -31,6 +35,7 @@ struct endpoint {
 	struct msg_request *send_head, *send_tail;
 	uint32_t session;        /* the user session of the task on this core, 0 if none */
 	unsigned uh_user;        /* user messages in the unhandled queue */
+	uint16_t uh_kind[UH_KINDS]; /* unhandled messages by type % UH_KINDS: "none of this type" in O(1) */
 	uint64_t uh_user_bytes;  /* the kernel memory they hold, counted against msg_user_buffer */
 };
 
@@ -110,6 +115,7 @@ static void unhandled_remove(struct endpoint *ep, struct unhandled_msg *prev, st
 	if (ep->uh_tail == u)
 		ep->uh_tail = prev;
 	ep->uh_count--;
+	ep->uh_kind[u->h.type % UH_KINDS]--;
 	if (is_user(u->h.type)) {
 		ep->uh_user--;
 		ep->uh_user_bytes -= held_bytes(u);
@@ -255,6 +261,7 @@ static uint64_t drain_channel(unsigned me, struct endpoint *ep, struct noc_mailb
 		spin_unlock(&mb->lock, s);
 		unhandled_insert(ep, u);
 		ep->uh_count++;
+		ep->uh_kind[u->h.type % UH_KINDS]++;
 		if (user) {
 			ep->uh_user++;
 			ep->uh_user_bytes += held_bytes(u);
@@ -678,12 +685,46 @@ unsigned msg_unhandled_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS 
 	unsigned n = 0;
 	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++)
 		sources[w] = 0;
-	for (struct unhandled_msg *u = endpoints[this_cpu()].uh_head; u; u = u->next)
+	const struct endpoint *ep = &endpoints[this_cpu()];
+	if (!ep->uh_kind[type % UH_KINDS])
+		return 0;
+	for (struct unhandled_msg *u = ep->uh_head; u; u = u->next)
 		if (u->h.type == type) {
 			sources[u->h.src / 64] |= 1UL << (u->h.src % 64);
 			n++;
 		}
 	return n;
+}
+
+unsigned msg_pending_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS / 64])
+{
+	unsigned me = this_cpu(), n = msg_unhandled_sources(type, sources);
+	if (!ep_has_mail(me, type))
+		return n;
+	vtime_settle(); /* "visible now" must not change when something earlier is still on its way */
+	struct noc_mailbox *mb = noc_mailbox_of(me, type);
+	uint64_t now = noc_now_ns(), s = spin_lock(&mb->lock);
+	for (uint64_t bits = mb->used_mask; bits; bits &= bits - 1) {
+		const struct noc_header *h = &mb->slots[lowest_bit(bits)].h;
+		if (h->type == type && h->t_deliver_ns <= now) {
+			sources[h->src / 64] |= 1UL << (h->src % 64);
+			n++;
+		}
+	}
+	spin_unlock(&mb->lock, s);
+	return n;
+}
+
+bool msg_maybe_pending(uint16_t type)
+{
+	unsigned me = this_cpu();
+	return endpoints[me].uh_kind[type % UH_KINDS] || ep_has_mail(me, type);
+}
+
+bool msg_credit_waiters(void)
+{
+	const struct noc_mailbox *mb = &noc_mailboxes[this_cpu()];
+	return __atomic_load_n(&mb->credit_count, __ATOMIC_RELAXED) != 0;
 }
 
 unsigned msg_unhandled_count(unsigned core) { return endpoints[core].uh_count; }

@@ -124,6 +124,17 @@ void msg_drain(void);
  * unhandled-message queue; returns how many such messages there are. */
 unsigned msg_unhandled_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS / 64]);
 
+/* The same over the unhandled queue and the messages of `type` visible in the mailbox (what a
+ * server may take without draining its mailbox first). */
+unsigned msg_pending_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS / 64]);
+
+/* False only if no message of `type` is waiting here, in the queue or the mailbox (a hint
+ * that costs a few loads: idle loops ask it before they probe). */
+bool msg_maybe_pending(uint16_t type);
+
+/* Whether a sender waits for a credit on this core's kernel channel (a hint, no lock). */
+bool msg_credit_waiters(void);
+
 /* Messages waiting in this core's unhandled-message queue (for the shell and tests). */
 unsigned msg_unhandled_count(unsigned core);
 
