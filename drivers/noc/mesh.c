@@ -57,13 +57,6 @@ const char *mesh_init(const char *spec, unsigned cores, char *err, unsigned errl
 
 static unsigned absdiff(unsigned a, unsigned b) { return a > b ? a - b : b - a; }
 
-/* From the tile table, not noc_timing_hops: virtual time's lookahead asks for every core on
- * every look, and the division that the pure version needs is slow under emulation. */
-unsigned mesh_hops(unsigned src, unsigned dst)
-{
-	return absdiff(mesh_tiles[src].x, mesh_tiles[dst].x) + absdiff(mesh_tiles[src].y, mesh_tiles[dst].y);
-}
-
 /* Core c sits at tile (c % w, c / w), so the timing model's pure route is the mesh's. */
 unsigned mesh_route(unsigned src, unsigned dst, unsigned *links, unsigned max)
 {

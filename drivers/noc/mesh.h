@@ -41,7 +41,13 @@ const char *mesh_init(const char *spec, unsigned cores, char *err, unsigned errl
 void mesh_default_shape(unsigned n, unsigned *w, unsigned *h);
 
 static inline unsigned mesh_core_at(unsigned x, unsigned y) { return y * mesh.w + x; }
-unsigned mesh_hops(unsigned src, unsigned dst);
+/* From the tile table, not noc_timing_hops: virtual time's lookahead asks for every core on
+ * every look, and the send path for every message; inline, since both are hot. */
+static inline unsigned mesh_hops(unsigned src, unsigned dst)
+{
+	int dx = (int)mesh_tiles[src].x - (int)mesh_tiles[dst].x, dy = (int)mesh_tiles[src].y - (int)mesh_tiles[dst].y;
+	return (unsigned)(dx < 0 ? -dx : dx) + (unsigned)(dy < 0 ? -dy : dy);
+}
 
 /* A directed link: leaving tile `from` in direction dir. Index: from * MESH_DIRS + dir. */
 static inline unsigned mesh_link(unsigned from, enum mesh_dir dir) { return from * MESH_DIRS + dir; }

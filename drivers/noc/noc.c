@@ -96,15 +96,16 @@ uint64_t noc_model_ns(unsigned hops, uint32_t len) { return noc_timing_latency(&
 static uint64_t sending_floor(void) { return vtime_active ? vtime_floor_ns() : timer_now_ns(); }
 
 /* Books the XY route under the network's lock and returns the delivery time;
- * *wait_ns gets the time the head spent on busy links. */
-static uint64_t book_route(unsigned src, unsigned dst, uint32_t flits, uint64_t now, bool xsend, uint64_t *wait_ns,
-			   unsigned *hops_out, bool *r3_broken)
+ * *wait_ns gets the time the head spent on busy links. Called with a mailbox lock held,
+ * so interrupts are already off: the network's lock is taken without saving them again. */
+static inline uint64_t book_route(unsigned src, unsigned dst, uint32_t flits, uint64_t now, bool xsend,
+				  uint64_t *wait_ns, bool *r3_broken)
 {
-	uint64_t s = spin_lock(&net_lock);
+	if (__builtin_expect(!spin_trylock_raw(&net_lock), 0))
+		spin_lock_slow(&net_lock);
 	uint64_t t = noc_timing_book_route(&noc_params.timing, mesh.w, noc_links, src, dst, flits, now, sending_floor,
 					   wait_ns, xsend ? r3_broken : 0);
-	spin_unlock(&net_lock, s);
-	*hops_out = mesh_hops(src, dst);
+	spin_unlock_raw(&net_lock);
 	return t;
 }
 
@@ -168,7 +169,8 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 		for (uint64_t m = mb->used_mask & ~(1UL << idx); m; m &= m - 1)
 			if (mb->slots[lowest_bit(m)].h.src != src)
 				r2 = true; /* the sink still holds another source's message */
-	uint64_t deliver = book_route(src, dst, noc_flits(len), now, xsend && noc_params.check_xsend, &wait_ns, &hops, &r3);
+	uint64_t deliver = book_route(src, dst, noc_flits(len), now, xsend && noc_params.check_xsend, &wait_ns, &r3);
+	hops = mesh_hops(src, dst);
 	if (deliver < last_delivery_ns[src][dst])
 		deliver = last_delivery_ns[src][dst]; /* never overtake an earlier message of the pair */
 	last_delivery_ns[src][dst] = deliver;
@@ -229,7 +231,7 @@ static __attribute__((noinline)) void stamp_credit(struct noc_slot *slot, unsign
 }
 
 /* Hands a free slot to the oldest waiting sender, or makes it free for anyone (lock held). */
-static void give_credit(struct noc_mailbox *mb, struct noc_slot *slot)
+static inline void give_credit(struct noc_mailbox *mb, struct noc_slot *slot)
 {
 	uint64_t bit = 1UL << (slot - mb->slots);
 	slot->reserved_for = -1;
@@ -291,7 +293,7 @@ uint64_t noc_mailbox_next_delivery(unsigned core)
 }
 
 /* Empties a used slot and hands its credit on (lock held). */
-static void free_slot(struct noc_mailbox *mb, struct noc_slot *slot)
+static inline void free_slot(struct noc_mailbox *mb, struct noc_slot *slot)
 {
 	if (slot->body && slot->body != slot->inline_body)
 		kfree(slot->body);
