@@ -39,6 +39,7 @@ struct utask {
 	int job_group; /* 1 + the handle KC_JOB_GROUP gave out (0: none yet) */
 	uint64_t cpu_ms;   /* its CPU-time limit (0: none) */
 	bool over_limit;   /* the limit passed: it is being killed for that */
+	bool ilet;         /* a team member in its owner's address space: as is borrowed, not owned */
 };
 
 long uctx_enter(struct trap_frame *frame, uint64_t *kctx);
@@ -72,6 +73,7 @@ struct elf64_phdr {
 };
 
 #define PT_LOAD 1
+#define PT_TLS 7
 #define EM_RISCV 243
 
 /* Maps a fresh zeroed page at every page of [va, va + len) not mapped yet. */
@@ -127,6 +129,32 @@ static int load(struct utask *t, const struct user_program *p, uint64_t *entry)
 	t->heap_start = t->brk = (top + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 	*entry = eh->entry;
 	return 0;
+}
+
+/*
+ * Sets up the task's thread-local block just below `top` (a stack top, page aligned): a copy
+ * of the program's TLS image (.tdata, then .tbss zeroed), tp pointing at its start as the
+ * RISC-V ABI wants; the stack grows down from there. Returns that address, or 0 if the
+ * program's TLS does not fit UTASK_TLS_BYTES or the page is not mapped.
+ */
+static uint64_t tls_setup(struct utask *t, const struct user_program *p, uint64_t top)
+{
+	const struct elf64_ehdr *eh = (const struct elf64_ehdr *)p->start;
+	uint64_t block = top - UTASK_TLS_BYTES, pa = as_lookup(&t->as, block & ~(PAGE_SIZE - 1));
+	if (!pa || top % PAGE_SIZE)
+		return 0;
+	uint8_t *k = (uint8_t *)(pa + block % PAGE_SIZE);
+	memset(k, 0, UTASK_TLS_BYTES);
+	for (unsigned i = 0; i < eh->phnum; i++) {
+		const struct elf64_phdr *ph = (const struct elf64_phdr *)(p->start + eh->phoff) + i;
+		if (ph->type != PT_TLS)
+			continue;
+		if (ph->memsz > UTASK_TLS_BYTES || ph->filesz > ph->memsz || ph->align > 16 ||
+		    ph->offset + ph->filesz > (uint64_t)(p->end - p->start))
+			return 0;
+		memcpy(k, p->start + ph->offset, ph->filesz);
+	}
+	return block;
 }
 
 /* ---- running ---- */
@@ -193,44 +221,28 @@ int utask_kill(unsigned core, uint32_t session)
 	return 0;
 }
 
-void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, uint64_t cpu_ms, struct utask_result *res)
+/* A task's structure for program p, with no address space yet; NULL without memory. */
+static struct utask *task_new(const struct user_program *p, uint64_t cpu_ms, struct utask_result *res)
 {
-	static uint64_t last_serial; /* shared by every core: an atomic counter */
-	*res = (struct utask_result){0};
-	const struct user_program *p = user_program_find(name);
-	if (!p) {
-		res->status = -ENOENT;
-		return;
-	}
 	struct utask *t = kmalloc(sizeof *t);
-	if (t)
-		memset(t, 0, sizeof *t);
-	if (!t || !as_create(&t->as)) {
-		kfree(t);
-		res->status = -ENOMEM;
-		return;
-	}
+	if (!t)
+		return 0;
+	memset(t, 0, sizeof *t);
 	t->name = p->name;
 	t->res = res;
 	t->heap_limit = UTASK_HEAP_LIMIT;
 	t->cpu_ms = cpu_ms ? cpu_ms : utask_cpu_ms;
-	uint64_t entry = 0, stack_top = USER_BASE + USER_SPAN;
-	int e = load(t, p, &entry);
-	if (!e)
-		e = map_range(t, stack_top - UTASK_STACK_PAGES * PAGE_SIZE, UTASK_STACK_PAGES * PAGE_SIZE, PTE_R | PTE_W);
-	if (e) {
-		as_destroy(&t->as);
-		kfree(t);
-		res->status = e;
-		return;
-	}
-	struct trap_frame frame = {0};
-	frame.regs[REG_SP] = stack_top;
-	frame.regs[10] = arg;
-	frame.regs[11] = fn; /* crt0: a team member's function, or 0 for main */
-	frame.sepc = entry;
+	return t;
+}
+
+/* Runs task t from `frame` on this core until it exits or is killed, then reclaims what it
+ * left (messages, requests, groups, its team and claim, its heap account, its pages unless
+ * borrowed) and frees t. */
+static void task_run(struct utask *t, struct trap_frame *frame, struct utask_result *res)
+{
+	static uint64_t last_serial; /* shared by every core: an atomic counter */
 	/* U-mode, interrupts on once there, no FPU, no kernel access to user pages yet */
-	frame.sstatus = (csr_read(sstatus) & ~(SSTATUS_SPP | SSTATUS_SIE | SSTATUS_SUM | (3UL << 13))) | SSTATUS_SPIE;
+	frame->sstatus = (csr_read(sstatus) & ~(SSTATUS_SPP | SSTATUS_SIE | SSTATUS_SUM | (3UL << 13))) | SSTATUS_SPIE;
 	struct hart *me = this_hart();
 	/* its messages: the session begun for it (a job's, a team's) or a fresh one */
 	if (!msg_session())
@@ -242,7 +254,7 @@ void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, uint64_t cpu_m
 	if (t->cpu_ms)
 		timer_set_limit(timer_now() + timer_us_to_ticks(t->cpu_ms * 1000), cpu_limit_passed);
 	as_activate(&t->as);
-	long v = uctx_enter(&frame, t->kctx);
+	long v = uctx_enter(frame, t->kctx);
 	as_activate(0);
 	csr_clear(sstatus, SSTATUS_SUM);
 	timer_set_limit(UINT64_MAX, 0);
@@ -270,8 +282,99 @@ void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, uint64_t cpu_m
 		res->status = 0;
 		res->exit_code = (int)(v - EXIT_MARK);
 	}
-	as_destroy(&t->as);
+	if (!t->ilet)
+		as_destroy(&t->as);
 	kfree(t);
+}
+
+void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, uint64_t cpu_ms, struct utask_result *res)
+{
+	*res = (struct utask_result){0};
+	const struct user_program *p = user_program_find(name);
+	if (!p) {
+		res->status = -ENOENT;
+		return;
+	}
+	struct utask *t = task_new(p, cpu_ms, res);
+	if (!t || !as_create(&t->as)) {
+		kfree(t);
+		res->status = -ENOMEM;
+		return;
+	}
+	uint64_t entry = 0, stack_top = USER_BASE + USER_SPAN;
+	int e = load(t, p, &entry);
+	if (!e)
+		e = map_range(t, stack_top - UTASK_STACK_PAGES * PAGE_SIZE, UTASK_STACK_PAGES * PAGE_SIZE, PTE_R | PTE_W);
+	if (e) {
+		as_destroy(&t->as);
+		kfree(t);
+		res->status = e;
+		return;
+	}
+	uint64_t tls = e ? 0 : tls_setup(t, p, stack_top);
+	if (!tls) {
+		as_destroy(&t->as);
+		kfree(t);
+		res->status = -ENOEXEC; /* its thread-local data does not fit */
+		return;
+	}
+	struct trap_frame frame = {0};
+	frame.regs[REG_SP] = tls;
+	frame.regs[REG_TP] = tls;
+	frame.regs[10] = arg;
+	frame.regs[11] = fn; /* crt0: a team member's function, or 0 for main */
+	frame.sepc = entry;
+	task_run(t, &frame, res);
+}
+
+/* ---- i-lets: team members in their owner's address space ---- */
+
+static uint64_t ilet_stack_top(unsigned slot) { return ILET_BASE + (slot + 1) * ILET_SLOT; }
+
+int utask_ilet_stacks(unsigned n)
+{
+	struct utask *t = this_hart()->utask;
+	if (!t || t->ilet || n > ILET_SLOTS)
+		return -EINVAL; /* an i-let's team would share the stacks of its owner's */
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t top = ilet_stack_top(i), pages = ILET_SLOT / PAGE_SIZE - 1; /* the lowest page is the guard */
+		int e = map_range(t, top - pages * PAGE_SIZE, pages * PAGE_SIZE, PTE_R | PTE_W);
+		if (e)
+			return e; /* the slots mapped so far stay: the owner's pages, freed with it */
+	}
+	return 0;
+}
+
+void utask_run_ilet(const char *name, uint64_t root_pa, unsigned slot, uint64_t fn, uint64_t arg, uint64_t cpu_ms,
+		    struct utask_result *res)
+{
+	*res = (struct utask_result){0};
+	const struct user_program *p = user_program_find(name);
+	if (!p || !root_pa || slot >= ILET_SLOTS) {
+		res->status = p ? -EINVAL : -ENOENT;
+		return;
+	}
+	struct utask *t = task_new(p, cpu_ms, res);
+	if (!t) {
+		res->status = -ENOMEM;
+		return;
+	}
+	t->ilet = true;
+	as_adopt(&t->as, root_pa);
+	uint64_t tls = tls_setup(t, p, ilet_stack_top(slot)); /* its own errno, console line, ... */
+	if (!tls) {
+		kfree(t);
+		res->status = -EINVAL; /* the owner mapped no stack for this slot */
+		return;
+	}
+	const struct elf64_ehdr *eh = (const struct elf64_ehdr *)p->start;
+	struct trap_frame frame = {0};
+	frame.regs[REG_SP] = tls;
+	frame.regs[REG_TP] = tls;
+	frame.regs[10] = arg;
+	frame.regs[11] = fn;
+	frame.sepc = eh->entry; /* crt0 calls fn and exits: no loading, no data set up again */
+	task_run(t, &frame, res);
 }
 
 /* ---- kernel calls from U-mode ---- */
@@ -286,17 +389,18 @@ void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, uint64_t cpu_m
  * docs/microkernel.md lists what each call checks.
  */
 
-/* True if [va, va + len) lies in the task's own mapped pages, writable if asked. Such a
- * length is below USER_SPAN (2 MiB), so it fits any uint32_t it is narrowed to. */
+/* True if [va, va + len) lies in the task's own mapped pages, writable if asked (its own
+ * region or the i-let stacks above it). Such a length is below 2 * USER_SPAN (4 MiB), so it
+ * fits any uint32_t it is narrowed to. */
 static bool user_range(struct utask *t, uint64_t va, uint64_t len, bool write)
 {
 	if (len == 0)
 		return true;
-	if (va + len < va || va < USER_BASE || va + len > USER_BASE + USER_SPAN)
+	if (va + len < va || va < USER_BASE || va + len > ILET_BASE + USER_SPAN)
 		return false;
 	for (uint64_t p = va & ~(PAGE_SIZE - 1); p < va + len; p += PAGE_SIZE) {
-		uint64_t pte = t->as.leaf[(p >> 12) & 511];
-		if (!(pte & PTE_V) || !(pte & PTE_U) || !(pte & PTE_R) || (write && !(pte & PTE_W)))
+		const uint64_t *pte = as_pte(&t->as, p);
+		if (!pte || !(*pte & PTE_V) || !(*pte & PTE_U) || !(*pte & PTE_R) || (write && !(*pte & PTE_W)))
 			return false;
 	}
 	return true;
@@ -518,7 +622,7 @@ static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 /* The blocking point-to-point calls, on the user channel in the task's session. */
 static int64_t user_p2p_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 {
-	/* a length that passes user_range is below USER_SPAN, so it fits the uint32_t it becomes */
+	/* a length that passes user_range is below 2 * USER_SPAN, so it fits the uint32_t it becomes */
 	if (!fits_int(a[0]) || !fits_int(a[1]))
 		return -EINVAL;
 	int peer = (int)a[0], tag = (int)a[1];
@@ -559,7 +663,11 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		return kcall(KC_WRITE, a, buf, (uint32_t)a[1]);
 	}
 	case KC_HEAP_GROW: {
-		/* a[0] bytes more; returns the old break (sbrk). a[0] is bounded before it is rounded. */
+		/* a[0] bytes more; returns the old break (sbrk). a[0] is bounded before it is rounded.
+		 * An i-let shares its owner's page tables, which its owner may be changing: it has no
+		 * heap of its own (docs/invasive.md) */
+		if (t->ilet)
+			return -EPERM;
 		if (a[0] > t->heap_limit)
 			return -ENOMEM;
 		uint64_t bytes = (a[0] + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1), old = t->brk;
@@ -630,7 +738,8 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		return claim_retreat(cores, (uint32_t)a[1]);
 	}
 	case KC_INFECT: {
-		/* (team entries, n): member i runs fn(arg) on claimed core i */
+		/* (team entries, n, mode): member i runs fn(arg) on claimed core i, as an i-let in this
+		 * task's address space, or with INFECT_ISOLATED in a fresh instance of the program */
 		if (a[1] > MOSAIC_MAX_HARTS)
 			return -EINVAL;
 		if (!user_array(t, a[0], a[1], sizeof(struct team_entry), false))
@@ -640,7 +749,18 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		for (uint64_t i = 0; i < a[1]; i++)
 			if (!utask_entry_ok(t->name, team[i].fn))
 				return -EINVAL; /* not code of this program */
-		return claim_infect(t->name, team, (uint32_t)a[1]);
+		if (a[2] & ~(uint64_t)INFECT_ISOLATED)
+			return -EINVAL; /* an unknown mode */
+		bool isolated = a[2] & INFECT_ISOLATED;
+		if (t->ilet && !isolated)
+			return -EPERM; /* an i-let's team would need stacks in its owner's address space */
+		/* the members' stacks, for a team the claim can take only: a refused infect maps nothing */
+		if (!isolated && a[1] && a[1] == claim_cores(0, 0)) {
+			int e = utask_ilet_stacks((unsigned)a[1]);
+			if (e)
+				return e;
+		}
+		return claim_infect(t->name, team, (uint32_t)a[1], isolated, isolated ? 0 : (uint64_t)t->as.root);
 	}
 	case KC_TEAM_WAIT: {
 		/* (results out, capacity): every member's end; all `capacity` entries are written */

@@ -13,6 +13,10 @@
 #include "arch/riscv/mmu.h"
 
 #define UTASK_STACK_PAGES 4
+/* Every task's thread-local block (its program's PT_TLS: picolibc's errno, the runtime's
+ * console line) sits at the top of its stack, tp pointing at it: an i-let shares its
+ * owner's memory but not this. A program whose TLS is larger is refused (-ENOEXEC). */
+#define UTASK_TLS_BYTES 512
 #define UTASK_HEAP_LIMIT (512 * 1024) /* per task; the domain master keeps the account */
 /* Default CPU-time limit of a task, ms of guest time it holds its core (boot argument
  * task_cpu_ms; a job's `cpu MS` overrides it; 0 means none). */
@@ -46,6 +50,16 @@ void utask_run(const char *name, uint64_t arg, struct utask_result *res);
  * the core's message session if one was begun (a job's, a team's), else in a fresh one;
  * either way the session ends with the task (kernel/msg/msg.h). */
 void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, uint64_t cpu_ms, struct utask_result *res);
+
+/* A team member as an i-let (docs/invasive.md): fn(arg) runs in the address space whose
+ * root table is at root_pa (its owner's, which must outlive it), on the stack of i-let slot
+ * `slot` that the owner mapped (utask_ilet_stacks), with tp pointing at its own
+ * its own thread-local block (UTASK_TLS_BYTES) at the top of that stack. Nothing is loaded; it cannot grow a heap. */
+void utask_run_ilet(const char *name, uint64_t root_pa, unsigned slot, uint64_t fn, uint64_t arg, uint64_t cpu_ms,
+		    struct utask_result *res);
+/* Maps the stacks of i-let slots 0..n-1 in the calling core's task, those not mapped yet
+ * (they stay until the task ends): 0, -EINVAL for too many or an i-let caller, -ENOMEM. */
+int utask_ilet_stacks(unsigned n);
 
 /* Asks the task on `core` to be killed if it runs in `session` (0: any). It stops at
  * its next kernel entry or interrupt, and any wait in a kernel call of it ends.

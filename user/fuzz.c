@@ -210,6 +210,8 @@ static void gen_call(struct draws *d, struct call *c)
 		}
 		c->a[i] = p->va;
 	}
+	if (cd->nr == KC_INFECT && !(cd->flags & C_UNKNOWN))
+		c->a[2] = team_mode(&c->p[0], c->a[1]);
 }
 
 static const struct call_desc *desc_of(long nr)

@@ -66,8 +66,8 @@ static struct ptr gen_ptr(struct draws *d, const struct fuzz_state *s, uint64_t 
 	case P_BELOW:
 		p.va = s->user_base - PICK(d, 1, 8, 4096, 1 + draw_below(d, 1 << 20));
 		break;
-	case P_ABOVE:
-		p.va = s->user_top + PICK(d, 0, 8, draw_below(d, 1 << 20));
+	case P_ABOVE: /* past the i-let stacks too, which this task's infects may have mapped */
+		p.va = s->user_top + MOSAIC_ILET_WINDOW + PICK(d, 0, 8, draw_below(d, 1 << 20));
 		break;
 	case P_HIGH:
 		p.va = PICK(d, 1ULL << 38, 1ULL << 39, 0xffffffc000000000ULL, 1ULL << 63, UINT64_MAX - 7);
@@ -182,6 +182,25 @@ static void gen_cores(struct draws *d, const struct fuzz_state *s, uint8_t *at, 
 	if (m && draw_chance(d, 15)) /* one bad entry: out of range, or a repeat */
 		v[draw_below(d, m)] = (uint16_t)PICK(d, (uint64_t)s->ncores, 0xffff, 128, v[0]);
 	memcpy(at, v, m * 2 < room ? m * 2 : room);
+}
+
+/* infect's mode for a generated team: i-lets (0) only if every member runs member(). Code that
+ * is not a function's start (the kernel cannot tell) may do anything, and an i-let does it in
+ * this task's own memory, so such a team, or one whose entries run past what was written, runs
+ * isolated: the task then stays intact, and what the fuzzer checks stays the kernel's doing. */
+static uint64_t team_mode(const struct ptr *p, uint64_t n)
+{
+	if (p->cls != P_GOOD && p->cls != P_MISALIGNED)
+		return 0; /* refused before any member runs */
+	if (n > p->room / sizeof(struct mosaic_member))
+		return MOSAIC_INFECT_ISOLATED;
+	for (uint64_t k = 0; k < n; k++) {
+		struct mosaic_member m;
+		memcpy(&m, (const uint8_t *)p->va + k * sizeof m, sizeof m);
+		if (m.fn != member)
+			return MOSAIC_INFECT_ISOLATED;
+	}
+	return 0;
 }
 
 /* Fills infect's team with n members; a few get a function that is not the program's. */

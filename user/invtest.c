@@ -12,8 +12,13 @@
  *                 waits for the team and gives every core back
  *   7 hold        keeps a claim of 3 cores with a team running for N ms (arg = 7 + 100 x N,
  *                 default 3000), so that the shell's `claims` can be checked against it
+ *   8 shared      i-lets see the owner's memory as written before infect, and the owner
+ *                 sees theirs after team_wait; each has its own errno and console line, and
+ *                 no heap; isolated members (fresh instances) see none of the owner's writes;
+ *                 an unknown infect mode is an error
  */
 #include <stdio.h>
+#include <errno.h>
 #include "mosaic.h"
 
 #define CHECK(cond)                                                                              \
@@ -63,6 +68,65 @@ static int run_team(int (*fn)(long), int (*want)(long, uint16_t))
 }
 
 static int want_square(long i, uint16_t core) { (void)core; return (int)(i * i); }
+
+/* Case 8's memory: the owner fills `input` before infect; member i reads its entry and
+ * writes `output[i]`. Written by the owner at run time, so a fresh instance sees zeros. */
+#define SHARED_MAX 128
+static long input[SHARED_MAX];
+static long output[SHARED_MAX];
+
+static int sharer(long i)
+{
+	output[i] = input[i] * 3 + 1;
+	errno = 1000 + (int)i; /* thread-local: no other member's, nor the owner's */
+	printf("invtest shared: member %ld on core %ld read %ld\n", i, mosaic_core_id(), input[i]);
+	if (mosaic_heap_grow(4096) != MOSAIC_EPERM)
+		return -1; /* an i-let has no heap of its own */
+	return errno == 1000 + (int)i ? (int)input[i] : -2;
+}
+
+/* An isolated member: what its own instance holds where the owner wrote. */
+static int reader(long i) { return (int)(input[i] + output[i]); }
+
+static int shared(void)
+{
+	uint16_t got[4];
+	long n = mosaic_invade(4, MOSAIC_INVADE_DOMAIN, got, 4);
+	CHECK(n >= 2);
+	struct mosaic_member team[4];
+	struct mosaic_member_result res[4];
+	for (long i = 0; i < n; i++) {
+		input[i] = 100 + i;
+		output[i] = 0;
+		team[i] = (struct mosaic_member){sharer, i};
+	}
+	errno = 7;
+	CHECK(mosaic_infect(team, (size_t)n) == 0);
+	CHECK(mosaic_team_wait(res, 4) == 0);
+	for (long i = 0; i < n; i++) {
+		CHECK(res[i].status == 0 && res[i].value == 100 + i); /* it read the owner's write */
+		CHECK(output[i] == (100 + i) * 3 + 1);               /* and the owner reads its write */
+	}
+	CHECK(errno == 7);
+	/* a second phase reuses the members' stacks and sees the owner's new values */
+	for (long i = 0; i < n; i++)
+		input[i] = 200 + i;
+	CHECK(mosaic_infect(team, (size_t)n) == 0);
+	CHECK(mosaic_team_wait(res, 4) == 0);
+	for (long i = 0; i < n; i++)
+		CHECK(res[i].value == 200 + i && output[i] == (200 + i) * 3 + 1);
+	/* fresh instances share nothing: they read the zeros of their own copy */
+	for (long i = 0; i < n; i++)
+		team[i] = (struct mosaic_member){reader, i};
+	CHECK(mosaic_infect_isolated(team, (size_t)n) == 0);
+	CHECK(mosaic_team_wait(res, 4) == 0);
+	for (long i = 0; i < n; i++)
+		CHECK(res[i].status == 0 && res[i].value == 0 && output[i] == (200 + i) * 3 + 1);
+	CHECK(mosaic_call(KC_INFECT, (long)team, n, 2, 0, 0) == MOSAIC_EINVAL); /* no such mode */
+	CHECK(mosaic_retreat(got, (size_t)n) == n);
+	printf("invtest shared: %ld i-lets shared the owner's memory, isolated members did not\n", n);
+	return 0;
+}
 static int want_where(long i, uint16_t core) { return (int)(core * 1000 + i); }
 
 static int partial(void)
@@ -219,9 +283,10 @@ int mosaic_main(long arg)
 	case 5: return fault();
 	case 6: return leave();
 	case 7: return hold(arg / 100 ? arg / 100 : 3000);
+	case 8: return shared();
 	default:
 		printf("invtest: no case %ld (1 partial, 2 retreat, 3 infect, 4 anywhere [+100 x cores], 5 fault, "
-		       "6 leave, 7 hold [+100 x ms])\n", arg);
+		       "6 leave, 7 hold [+100 x ms], 8 shared)\n", arg);
 		return 1;
 	}
 }

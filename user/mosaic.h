@@ -195,12 +195,20 @@ static inline long mosaic_job_group(void) { return mosaic_call(KC_JOB_GROUP, 0, 
  * Invasive computing (OctoPOS's invade/infect/retreat; docs/invasive.md). A task
  * owns a claim: cores it invaded, apart from its own. invade may be satisfied in
  * part and returns how many cores it got; infect starts a team, one member per
- * claimed core (member i runs fn(arg) on core i of the claim, in a fresh instance
- * of this program: members share no memory with the owner); team_wait is the
- * barrier that ends the phase and gives every member's result. From infect until
- * team_wait has collected the results, invade, retreat and infect answer MOSAIC_EBUSY. The claim is given back when
- * the task ends.
+ * claimed core: member i runs fn(arg) on core i of the claim as an i-let, in this
+ * task's own address space (it sees the owner's memory as it was at infect, and
+ * writes into it; a stack of its own; no heap: malloc and sbrk fail in it, use
+ * memory the owner allocated). mosaic_infect_isolated runs each member in a fresh
+ * instance of the program instead, sharing no memory. team_wait is the barrier
+ * that ends the phase and gives every member's result. From infect until
+ * team_wait has collected the results, invade, retreat and infect answer
+ * MOSAIC_EBUSY. The claim is given back when the task ends.
  */
+#define MOSAIC_INFECT_ISOLATED 1 /* infect's mode: fresh instances, no shared memory */
+/* Above a task's stack, its members' i-let stacks (arch/riscv/mmu.h: ILET_BASE, 2 MiB): mapped by
+ * its first infect of that many members, unmapped (and not the task's) before. */
+#define MOSAIC_ILET_WINDOW (2UL << 20)
+#define MOSAIC_TLS_BYTES 512 /* a task's thread-local data at most (kernel/utask.h: UTASK_TLS_BYTES) */
 #define MOSAIC_INVADE_DOMAIN 0   /* cores of the owner's own domain only */
 #define MOSAIC_INVADE_ANYWHERE 1 /* any domain: through the job allocation protocol */
 struct mosaic_member {
@@ -222,6 +230,10 @@ static inline long mosaic_retreat(const uint16_t *cores, size_t n) { return mosa
 static inline long mosaic_infect(const struct mosaic_member *team, size_t n)
 {
 	return mosaic_call(KC_INFECT, (long)team, (long)n, 0, 0, 0);
+}
+static inline long mosaic_infect_isolated(const struct mosaic_member *team, size_t n)
+{
+	return mosaic_call(KC_INFECT, (long)team, (long)n, MOSAIC_INFECT_ISOLATED, 0, 0);
 }
 static inline long mosaic_team_wait(struct mosaic_member_result *out, size_t cap)
 {

@@ -1,28 +1,36 @@
 /*
  * The user runtime over picolibc: stdout goes to the console through KC_WRITE,
  * one line (or 256 bytes) per call so a task's lines never interleave with
- * another's; sbrk grows the heap through KC_HEAP_GROW.
+ * another's; sbrk grows the heap through KC_HEAP_GROW. The line is thread-local:
+ * a team member that runs as an i-let shares its owner's memory, but every task
+ * has its own thread-local block (the kernel points tp at it, kernel/utask.c).
  */
 #include <stdio.h>
 #include <errno.h>
 #include "mosaic.h"
 
-static char line[256];
-static size_t used;
+struct console_line {
+	size_t used;
+	char text[256];
+};
+
+static __thread struct console_line my_line;
 
 static int flush_line(FILE *f)
 {
 	(void)f;
-	if (used)
-		mosaic_write(line, used);
-	used = 0;
+	struct console_line *l = &my_line;
+	if (l->used)
+		mosaic_write(l->text, l->used);
+	l->used = 0;
 	return 0;
 }
 
 static int put(char c, FILE *f)
 {
-	line[used++] = c;
-	if (c == '\n' || used == sizeof line)
+	struct console_line *l = &my_line;
+	l->text[l->used++] = c;
+	if (c == '\n' || l->used == sizeof l->text)
 		flush_line(f);
 	return (unsigned char)c;
 }

@@ -16,6 +16,7 @@ bool as_create(struct address_space *as)
 	as->root = page_alloc(1);
 	as->mid = page_alloc(1);
 	as->leaf = page_alloc(1);
+	as->ilets = 0;
 	if (!as->root || !as->mid || !as->leaf) {
 		as_destroy(as);
 		return false;
@@ -27,14 +28,18 @@ bool as_create(struct address_space *as)
 	return true;
 }
 
-static bool in_user_span(uint64_t va) { return va >= USER_BASE && va < USER_BASE + USER_SPAN; }
-
 bool as_map(struct address_space *as, uint64_t va, uint64_t pa, uint64_t flags)
 {
-	if (!in_user_span(va) || (va | pa) % PAGE_SIZE)
+	if ((va | pa) % PAGE_SIZE)
 		return false;
-	uint64_t *pte = &as->leaf[(va >> 12) & 511];
-	if (*pte & PTE_V)
+	if (va >= ILET_BASE && va < ILET_BASE + USER_SPAN && !as->ilets) {
+		as->ilets = page_alloc(1); /* zeroed: no page mapped yet */
+		if (!as->ilets)
+			return false;
+		as->mid[(ILET_BASE >> 21) & 511] = pte_table(as->ilets);
+	}
+	uint64_t *pte = as_pte(as, va);
+	if (!pte || (*pte & PTE_V))
 		return false;
 	*pte = pte_leaf(pa, flags | PTE_U);
 	return true;
@@ -42,25 +47,39 @@ bool as_map(struct address_space *as, uint64_t va, uint64_t pa, uint64_t flags)
 
 uint64_t as_lookup(const struct address_space *as, uint64_t va)
 {
-	if (!in_user_span(va))
-		return 0;
-	uint64_t pte = as->leaf[(va >> 12) & 511];
-	return pte & PTE_V ? (pte >> 10) << 12 : 0;
+	const uint64_t *pte = as_pte(as, va);
+	return pte && (*pte & PTE_V) ? (*pte >> 10) << 12 : 0;
+}
+
+static void free_leaf(uint64_t *leaf)
+{
+	if (!leaf)
+		return;
+	for (unsigned i = 0; i < 512; i++)
+		if (leaf[i] & PTE_V)
+			page_free((void *)((leaf[i] >> 10) << 12), 1);
+	page_free(leaf, 1);
 }
 
 void as_destroy(struct address_space *as)
 {
-	if (as->leaf)
-		for (unsigned i = 0; i < 512; i++)
-			if (as->leaf[i] & PTE_V)
-				page_free((void *)((as->leaf[i] >> 10) << 12), 1);
-	if (as->leaf)
-		page_free(as->leaf, 1);
+	free_leaf(as->leaf);
+	free_leaf(as->ilets);
 	if (as->mid)
 		page_free(as->mid, 1);
 	if (as->root)
 		page_free(as->root, 1);
-	as->root = as->mid = as->leaf = 0;
+	as->root = as->mid = as->leaf = as->ilets = 0;
+}
+
+static uint64_t *table_of(uint64_t pte) { return pte & PTE_V ? (uint64_t *)((pte >> 10) << 12) : 0; }
+
+void as_adopt(struct address_space *as, uint64_t root_pa)
+{
+	as->root = (uint64_t *)root_pa;
+	as->mid = table_of(as->root[(USER_BASE >> 30) & 511]);
+	as->leaf = table_of(as->mid[(USER_BASE >> 21) & 511]);
+	as->ilets = table_of(as->mid[(ILET_BASE >> 21) & 511]);
 }
 
 void as_activate(const struct address_space *as)

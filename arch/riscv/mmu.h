@@ -12,6 +12,12 @@
 
 #define USER_BASE 0x1000000000ULL   /* 64 GiB: root index 64, clear of the kernel's identity map */
 #define USER_SPAN (2ULL << 20)      /* one leaf table: 2 MiB of task address space */
+/* The i-let stacks of a task's team members (docs/invasive.md): the next 2 MiB, a leaf
+ * table of their own made when the first is mapped. Slot i is ILET_SLOT bytes at
+ * ILET_BASE + i * ILET_SLOT: an unmapped guard page, then the member's stack. */
+#define ILET_BASE (USER_BASE + USER_SPAN)
+#define ILET_SLOT (16ULL << 10)
+#define ILET_SLOTS (USER_SPAN / ILET_SLOT)
 
 #define PTE_V (1UL << 0)
 #define PTE_R (1UL << 1)
@@ -25,7 +31,18 @@ struct address_space {
 	uint64_t *root;  /* level 2 */
 	uint64_t *mid;   /* level 1 table for USER_BASE's gigabyte */
 	uint64_t *leaf;  /* level 0 table: the task's 512 pages */
+	uint64_t *ilets; /* level 0 table of the i-let stacks, or NULL while none is mapped */
 };
+
+/* The leaf entry of user page va (either region), or NULL if it has no table. */
+static inline uint64_t *as_pte(const struct address_space *as, uint64_t va)
+{
+	if (va >= USER_BASE && va < USER_BASE + USER_SPAN)
+		return &as->leaf[(va >> 12) & 511];
+	if (va >= ILET_BASE && va < ILET_BASE + USER_SPAN && as->ilets)
+		return &as->ilets[(va >> 12) & 511];
+	return 0;
+}
 
 /* Builds an empty address space (the kernel's identity map only); false without memory. */
 bool as_create(struct address_space *as);
@@ -35,6 +52,9 @@ bool as_map(struct address_space *as, uint64_t va, uint64_t pa, uint64_t flags);
 uint64_t as_lookup(const struct address_space *as, uint64_t va);
 /* Frees the tables and every mapped page. */
 void as_destroy(struct address_space *as);
+/* Fills as with the tables of the address space whose root table is at root_pa, without
+ * owning them (an i-let runs in its owner's address space: never as_destroy it). */
+void as_adopt(struct address_space *as, uint64_t root_pa);
 /* Switches this hart to the address space (NULL: paging off) and flushes its TLB. */
 void as_activate(const struct address_space *as);
 

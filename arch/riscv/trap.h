@@ -15,6 +15,7 @@ struct trap_frame {
 
 #define REG_RA 1
 #define REG_SP 2
+#define REG_TP 4
 #define REG_S0 8
 
 /* Points stvec at trap_vector and enables the interrupts this hart takes. */

@@ -114,7 +114,8 @@ int64_t claim_retreat(const uint16_t *cores, uint32_t n)
 	return r;
 }
 
-int64_t claim_infect(const char *program, const struct team_entry *team, uint32_t n)
+int64_t claim_infect(const char *program, const struct team_entry *team, uint32_t n, bool isolated,
+		     uint64_t owner_root)
 {
 	struct owner_view *v = &views[this_cpu()];
 	if (!usable())
@@ -134,6 +135,8 @@ int64_t claim_infect(const char *program, const struct team_entry *team, uint32_
 	*h = (struct alloc_hdr){.kind = AK_INFECT, .count = n};
 	strlcpy(b->program, program, sizeof b->program);
 	b->owner = (uint16_t)this_cpu();
+	b->isolated = isolated;
+	b->owner_root = owner_root;
 	/* the micro-kernel judges the claim (empty, busy, sizes); the cores come from this view */
 	for (uint32_t i = 0; i < n; i++)
 		ms[i] = (struct member_spec){.fn = team[i].fn, .arg = team[i].arg,

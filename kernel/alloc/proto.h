@@ -281,7 +281,11 @@ struct member_spec {
 struct team_body {
 	char program[ALLOC_PROGRAM_MAX];
 	uint16_t owner;
-	uint16_t pad[3];
+	uint16_t isolated;   /* 1: each member a fresh instance of the program */
+	uint16_t pad[2];
+	uint64_t owner_root; /* else: the physical address of the owner's root page table, which
+			      * the members' cores use as theirs (the one pointer into another core's
+			      * memory a message carries: the owner outlives its team) */
 };
 
 enum claim_state { CL_IDLE = 0, CL_INVADING, CL_TEAM };
@@ -308,6 +312,8 @@ struct team_member {
 	struct member_spec spec;
 	uint32_t claim;
 	uint16_t home_core, owner;
+	bool isolated;
+	uint64_t owner_root;
 	char program[ALLOC_PROGRAM_MAX];
 };
 

@@ -1,10 +1,11 @@
 /*
  * Teams (OctoPOS's infect): each micro-kernel starts the members that run on
- * its own cores, one user task per core. A member is a fresh instance of the
- * owner's program entered at the member's function with its argument; it runs
- * to completion, and its core tells the claim's home how it ended. Members
- * share no memory with the owner (each task has its own address space): what
- * they compute comes back as their return value or through messages.
+ * its own cores, one user task per core. A member runs the owner's function
+ * with its argument to completion, and its core tells the claim's home how it
+ * ended. By default a member is an i-let: it runs in the owner's address space
+ * (the owner's page tables, a stack of its own), so it sees the owner's memory
+ * and nothing is loaded. With INFECT_ISOLATED it is a fresh instance of the
+ * owner's program in an address space of its own, sharing no memory.
  */
 #include "kernel/alloc/proto.h"
 #include "kernel/domain.h"
@@ -26,7 +27,10 @@ static void member_main(void *arg)
 	struct utask_result res;
 	uint64_t t_start = vtime_now_ns();
 	msg_session_begin(mine.spec.session);
-	utask_run_entry(mine.program, mine.spec.fn, mine.spec.arg, 0, &res);
+	if (mine.isolated)
+		utask_run_entry(mine.program, mine.spec.fn, mine.spec.arg, 0, &res);
+	else
+		utask_run_ilet(mine.program, mine.owner_root, mine.spec.index, mine.spec.fn, mine.spec.arg, 0, &res);
 	struct {
 		struct alloc_hdr h;
 		struct member_result r;
@@ -75,7 +79,7 @@ void team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 		if (!tm)
 			panic("claim: out of memory for a team member");
 		*tm = (struct team_member){.spec = ms[i], .claim = h->job, .home_core = (uint16_t)domain_master(h->home),
-					   .owner = b->owner};
+					   .owner = b->owner, .isolated = b->isolated != 0, .owner_root = b->owner_root};
 		memcpy(tm->program, b->program, sizeof tm->program);
 		tm->program[ALLOC_PROGRAM_MAX - 1] = 0;
 		*tail = tm;

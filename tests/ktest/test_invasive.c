@@ -97,6 +97,12 @@ KTEST_STANDALONE(invasive, a_faulting_member_is_reported_to_the_owner)
 	KT_ASSERT(all_cores_back());
 }
 
+KTEST_STANDALONE(invasive, ilets_share_the_owners_memory_and_isolated_members_do_not)
+{
+	KT_ASSERT(one_case(kt, 8));
+	KT_ASSERT(all_cores_back());
+}
+
 KTEST_STANDALONE(invasive, an_owner_that_ends_gives_its_claim_back)
 {
 	KT_ASSERT(one_case(kt, 6));
