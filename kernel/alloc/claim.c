@@ -91,11 +91,11 @@ static uint32_t take_spare(struct mk *m, uint32_t n, unsigned near, uint64_t *go
 {
 	uint64_t busy[2] = {0, 0};
 	uint32_t spare = mk_spare(m), k = 0;
-	for (unsigned c = 0; c < mesh.cores; c++)
-		if (mask_has(m->freemask, c) && (harts[c].state != HART_ONLINE || harts[c].call_fn || harts[c].utask)) {
-			mask_clear(m->freemask, c);
+	for (MASK_EACH(m->freemask, c))
+		if (harts[c].state != HART_ONLINE || harts[c].call_fn || harts[c].utask)
 			mask_set(busy, c);
-		}
+	m->freemask[0] &= ~busy[0];
+	m->freemask[1] &= ~busy[1];
 	while (k < n && k < spare && (m->freemask[0] || m->freemask[1])) {
 		mask_set(got, mk_take_nearest(m, near));
 		m->nfree--;
@@ -111,8 +111,8 @@ static void free_cores(struct mk *m, uint32_t id, const uint64_t *mask)
 {
 	for (unsigned d = 0; d < layout.ndomains; d++) {
 		uint64_t part[2] = {0, 0};
-		for (unsigned c = 0; c < mesh.cores; c++)
-			if (mask_has(mask, c) && domain_of(c) == d)
+		for (MASK_EACH(mask, c))
+			if (domain_of(c) == d)
 				mask_set(part, c);
 		if (!part[0] && !part[1])
 			continue;
@@ -131,10 +131,13 @@ static void invade_done(struct mk *m, struct claim *c)
 {
 	uint16_t cores[MOSAIC_MAX_HARTS];
 	unsigned n = 0;
-	for (unsigned h = 0; h <= mesh.w + mesh.h; h++)
-		for (unsigned k = 0; k < mesh.cores; k++)
-			if (mask_has(c->fresh, k) && mesh_hops(c->owner, k) == h)
-				cores[n++] = (uint16_t)k;
+	/* by distance from the owner, ties by core id: an insertion sort of the ids in ascending order */
+	for (MASK_EACH(c->fresh, k)) {
+		unsigned i = n++, hk = mesh_hops(c->owner, k);
+		for (; i > 0 && mesh_hops(c->owner, cores[i - 1]) > hk; i--)
+			cores[i] = cores[i - 1];
+		cores[i] = (uint16_t)k;
+	}
 	c->mask[0] |= c->fresh[0];
 	c->mask[1] |= c->fresh[1];
 	c->ncores += n;
@@ -226,16 +229,15 @@ static void on_claim_free(struct mk *m, const struct alloc_hdr *h)
 {
 	uint32_t n = 0;
 	uint64_t mine[2] = {0, 0};
-	for (unsigned c = 0; c < mesh.cores; c++)
-		if (mask_has(h->mask, c)) {
-			if (domain_of(c) != m->dom || mask_has(m->freemask, c) || is_master(c)) {
-				check_fail("micro-kernel %u: claim %u frees core %u, which is not a busy core of it", m->dom,
-					   h->job, c);
-				continue;
-			}
-			mask_set(mine, c);
-			n++;
+	for (MASK_EACH(h->mask, c)) {
+		if (c >= mesh.cores || domain_of(c) != m->dom || mask_has(m->freemask, c) || is_master(c)) {
+			check_fail("micro-kernel %u: claim %u frees core %u, which is not a busy core of it", m->dom,
+				   h->job, c);
+			continue;
 		}
+		mask_set(mine, c);
+		n++;
+	}
 	check_release(h->job, m->dom, mine, n);
 	m->freemask[0] |= mine[0];
 	m->freemask[1] |= mine[1];

@@ -222,8 +222,8 @@ struct home_job *home_find(struct mk *m, uint32_t job)
 unsigned mk_take_nearest(struct mk *m, unsigned near)
 {
 	unsigned best = ~0u, best_h = ~0u;
-	for (unsigned c = 0; c < mesh.cores; c++)
-		if (mask_has(m->freemask, c) && mesh_hops(near, c) < best_h) {
+	for (MASK_EACH(m->freemask, c))
+		if (mesh_hops(near, c) < best_h) {
 			best_h = mesh_hops(near, c);
 			best = c;
 		}

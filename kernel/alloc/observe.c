@@ -208,8 +208,8 @@ void check_claim(uint32_t job, unsigned dom, const uint64_t *mask, uint32_t coun
 			check_fail("micro-kernel %u holds %u of its %u virtual cores", dom, vused[dom], layout.vcores);
 		return;
 	}
-	for (unsigned c = 0; c < mesh.cores; c++)
-		if (mask_has(mask, c)) {
+	for (MASK_EACH(mask, c))
+		if (c < mesh.cores) {
 			if (owner[c])
 				check_fail("core %u given to job %u while job %u holds it", c, job, owner[c]);
 			owner[c] = job;
@@ -226,8 +226,8 @@ void check_release(uint32_t job, unsigned dom, const uint64_t *mask, uint32_t co
 		vused[dom] -= count > vused[dom] ? vused[dom] : count;
 		return;
 	}
-	for (unsigned c = 0; c < mesh.cores; c++)
-		if (mask_has(mask, c)) {
+	for (MASK_EACH(mask, c))
+		if (c < mesh.cores) {
 			if (owner[c] != job)
 				check_fail("core %u released by job %u but held by job %u", c, job, owner[c]);
 			owner[c] = 0;

@@ -9,6 +9,7 @@
 #ifndef KERNEL_ALLOC_PROTO_H
 #define KERNEL_ALLOC_PROTO_H
 
+#include "lib/bits.h"
 #include <stdint.h>
 #include <stdbool.h>
 #include "kernel/alloc/alloc.h"
@@ -368,5 +369,18 @@ static inline uint32_t job_home(uint32_t job) { return job >> 20; }
 static inline bool mask_has(const uint64_t *m, unsigned c) { return m[c / 64] >> (c % 64) & 1; }
 static inline void mask_set(uint64_t *m, unsigned c) { m[c / 64] |= 1UL << (c % 64); }
 static inline void mask_clear(uint64_t *m, unsigned c) { m[c / 64] &= ~(1UL << (c % 64)); }
+/* The lowest core of m at or above `from`, or MOSAIC_MAX_HARTS: walks a mask's cores in
+ * ascending order at the cost of its set bits, not of every core of the mesh
+ * (for (c = mask_next(m, 0); c < MOSAIC_MAX_HARTS; c = mask_next(m, c + 1))). */
+static inline unsigned mask_next(const uint64_t *m, unsigned from)
+{
+	for (unsigned w = from / 64; w < MOSAIC_MAX_HARTS / 64; w++) {
+		uint64_t b = w == from / 64 ? m[w] & (~0UL << (from % 64)) : m[w];
+		if (b)
+			return w * 64 + lowest_bit(b);
+	}
+	return MOSAIC_MAX_HARTS;
+}
+#define MASK_EACH(m, c) unsigned c = mask_next((m), 0); c < MOSAIC_MAX_HARTS; c = mask_next((m), c + 1)
 
 #endif
