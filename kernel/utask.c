@@ -40,6 +40,7 @@ struct utask {
 	uint64_t cpu_ms;   /* its CPU-time limit (0: none) */
 	bool over_limit;   /* the limit passed: it is being killed for that */
 	bool ilet;         /* a team member in its owner's address space: as is borrowed, not owned */
+	unsigned ilet_slots; /* the stacks of i-let slots 0..ilet_slots-1 are mapped */
 };
 
 long uctx_enter(struct trap_frame *frame, uint64_t *kctx);
@@ -161,11 +162,9 @@ static uint64_t tls_setup(struct utask *t, const struct user_program *p, uint64_
 
 void utask_run(const char *name, uint64_t arg, struct utask_result *res) { utask_run_entry(name, 0, arg, 0, res); }
 
-bool utask_entry_ok(const char *name, uint64_t fn)
+/* True if fn is an address in the code of program p (its executable segments, even). */
+static bool entry_ok(const struct user_program *p, uint64_t fn)
 {
-	const struct user_program *p = user_program_find(name);
-	if (!p)
-		return false;
 	const struct elf64_ehdr *eh = (const struct elf64_ehdr *)p->start;
 	for (unsigned i = 0; i < eh->phnum; i++) {
 		const struct elf64_phdr *ph = (const struct elf64_phdr *)(p->start + eh->phoff) + i;
@@ -173,6 +172,12 @@ bool utask_entry_ok(const char *name, uint64_t fn)
 			return true;
 	}
 	return false;
+}
+
+bool utask_entry_ok(const char *name, uint64_t fn)
+{
+	const struct user_program *p = user_program_find(name);
+	return p && entry_ok(p, fn);
 }
 
 /* The message session of the task on a core (0: none runs there). */
@@ -336,11 +341,12 @@ int utask_ilet_stacks(unsigned n)
 	struct utask *t = this_hart()->utask;
 	if (!t || t->ilet || n > ILET_SLOTS)
 		return -EINVAL; /* an i-let's team would share the stacks of its owner's */
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = t->ilet_slots; i < n; i++) {
 		uint64_t top = ilet_stack_top(i), pages = ILET_SLOT / PAGE_SIZE - 1; /* the lowest page is the guard */
 		int e = map_range(t, top - pages * PAGE_SIZE, pages * PAGE_SIZE, PTE_R | PTE_W);
 		if (e)
-			return e; /* the slots mapped so far stay: the owner's pages, freed with it */
+			return e; /* the pages mapped so far stay: the owner's, freed with it */
+		t->ilet_slots = i + 1;
 	}
 	return 0;
 }
@@ -746,8 +752,9 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 			return -EFAULT;
 		struct team_entry team[MOSAIC_MAX_HARTS];
 		memcpy(team, (const void *)a[0], a[1] * sizeof(struct team_entry));
+		const struct user_program *prog = user_program_find(t->name); /* once, not per member */
 		for (uint64_t i = 0; i < a[1]; i++)
-			if (!utask_entry_ok(t->name, team[i].fn))
+			if (!prog || !entry_ok(prog, team[i].fn))
 				return -EINVAL; /* not code of this program */
 		if (a[2] & ~(uint64_t)INFECT_ISOLATED)
 			return -EINVAL; /* an unknown mode */
