@@ -123,6 +123,39 @@ static void report_xsend(unsigned src, unsigned dst, const char *rule)
 		kprintf("noc: xsend %u -> %u breaks %s; use send (flow control) for this pattern\n", src, dst, rule);
 }
 
+/* No slot for src at dst: queue src for the next credit if it will wait (lock held; released
+ * here). Out of line, so that the common path keeps its registers to itself. */
+static __attribute__((noinline)) int no_credit(struct noc_mailbox *mb, unsigned src, bool wait, uint64_t irq,
+					      uint8_t *big)
+{
+	if (wait && !(mb->credit_queued[src / 64] & (1UL << (src % 64)))) {
+		mb->credit_queue[(mb->credit_head + mb->credit_count++) % MOSAIC_MAX_HARTS] = (uint16_t)src;
+		mb->credit_queued[src / 64] |= 1UL << (src % 64);
+	}
+	spin_unlock(&mb->lock, irq);
+	kfree(big);
+	noc_core_stats[src].credit_stalls++;
+	return -EBUSY;
+}
+
+/* xsend's rule R2: the sink still holds another source's message (lock held). */
+static __attribute__((noinline)) bool breaks_r2(const struct noc_mailbox *mb, unsigned src, unsigned idx)
+{
+	for (uint64_t m = mb->used_mask & ~(1UL << idx); m; m &= m - 1)
+		if (mb->slots[lowest_bit(m)].h.src != src)
+			return true;
+	return false;
+}
+
+/* A body too large for a slot's inline buffer travels in a heap copy. */
+static __attribute__((noinline)) uint8_t *copy_big(const void *body, uint32_t len)
+{
+	uint8_t *big = kmalloc(len);
+	if (big)
+		memcpy(big, body, len);
+	return big;
+}
+
 int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t session, const void *body, uint32_t len,
 		bool xsend, bool wait)
 {
@@ -131,12 +164,8 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	if (len > NOC_MAX_BODY)
 		return -EMSGSIZE;
 	uint8_t *big = 0;
-	if (len > NOC_INLINE_BODY) {
-		big = kmalloc(len);
-		if (!big)
-			return -ENOMEM;
-		memcpy(big, body, len);
-	}
+	if (len > NOC_INLINE_BODY && !(big = copy_big(body, len)))
+		return -ENOMEM;
 	struct noc_mailbox *mb = noc_mailbox_of(dst, type);
 	uint64_t s = spin_lock(&mb->lock);
 	struct noc_slot *slot = 0;
@@ -148,27 +177,15 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 		}
 	if (!slot && mb->credit_count == 0 && mb->free_mask)
 		slot = &mb->slots[idx = lowest_bit(mb->free_mask)];
-	if (!slot) {
-		if (wait && !(mb->credit_queued[src / 64] & (1UL << (src % 64)))) {
-			mb->credit_queue[(mb->credit_head + mb->credit_count++) % MOSAIC_MAX_HARTS] = (uint16_t)src;
-			mb->credit_queued[src / 64] |= 1UL << (src % 64);
-		}
-		spin_unlock(&mb->lock, s);
-		kfree(big);
-		noc_core_stats[src].credit_stalls++;
-		return -EBUSY;
-	}
+	if (!slot)
+		return no_credit(mb, src, wait, s, big);
 	slot->reserved_for = -1;
 	mb->kept_mask &= ~(1UL << idx);
 	mb->free_mask &= ~(1UL << idx);
 	mb->used_mask |= 1UL << idx;
 	uint64_t now = vtime_stamp(), wait_ns; /* our bound stays at most `now` until the message is noted */
 	unsigned hops;
-	bool r2 = false, r3 = false;
-	if (xsend && noc_params.check_xsend)
-		for (uint64_t m = mb->used_mask & ~(1UL << idx); m; m &= m - 1)
-			if (mb->slots[lowest_bit(m)].h.src != src)
-				r2 = true; /* the sink still holds another source's message */
+	bool r2 = xsend && noc_params.check_xsend && breaks_r2(mb, src, idx), r3 = false;
 	uint64_t deliver = book_route(src, dst, noc_flits(len), now, xsend && noc_params.check_xsend, &wait_ns, &r3);
 	hops = mesh_hops(src, dst);
 	if (deliver < last_delivery_ns[src][dst])

@@ -65,9 +65,10 @@ static void queue_remove(struct msg_request **head, struct msg_request **tail, s
 
 static void fill_status(struct msg_status *st, const struct noc_header *h, int error)
 {
+	uint64_t now = vtime_now_ns(); /* first: nothing of the header has to live across the call */
 	*st = (struct msg_status){.source = h->src, .tag = h->tag, .len = h->len, .error = error, .seq = h->seq,
 				  .hops = h->hops, .t_send_ns = h->t_send_ns, .t_deliver_ns = h->t_deliver_ns,
-				  .t_recv_ns = vtime_now_ns(), .t_wait_ns = h->t_wait_ns};
+				  .t_recv_ns = now, .t_wait_ns = h->t_wait_ns};
 }
 
 static bool valid_core(int c) { return c >= 0 && (unsigned)c < mesh.cores; }
