@@ -67,18 +67,17 @@ static void claim_delete(struct mk *m, struct claim *c)
 /* Sends a reply to the claim's owner core: a result, then any body. */
 static void reply(unsigned owner, int tag, int64_t result, const void *body, uint32_t len)
 {
-	uint8_t *msg = kmalloc(sizeof result + len);
+	uint64_t on_stack[(sizeof result + MOSAIC_MAX_HARTS * sizeof(uint16_t)) / 8]; /* an invade's cores fit */
+	uint8_t *msg = sizeof result + len <= sizeof on_stack ? (uint8_t *)on_stack : kmalloc(sizeof result + len);
 	if (!msg)
 		panic("claim: out of memory for a reply");
 	memcpy(msg, &result, sizeof result);
 	if (len)
 		memcpy(msg + sizeof result, body, len);
-	struct msg_request req;
-	int e = msg_isend_typed(MSG_TYPE_CLAIM, (int)owner, tag, msg, sizeof result + len, false, &req);
-	if (!e)
-		e = msg_wait(&req, 0);
+	int e = msg_send_typed(MSG_TYPE_CLAIM, (int)owner, tag, msg, sizeof result + len);
 	ASSERT(e == 0);
-	kfree(msg);
+	if (msg != (uint8_t *)on_stack)
+		kfree(msg);
 }
 
 /*
@@ -96,8 +95,30 @@ static uint32_t take_spare(struct mk *m, uint32_t n, unsigned near, uint64_t *go
 			mask_set(busy, c);
 	m->freemask[0] &= ~busy[0];
 	m->freemask[1] &= ~busy[1];
-	while (k < n && k < spare && (m->freemask[0] || m->freemask[1])) {
-		mask_set(got, mk_take_nearest(m, near));
+	/* the nearest first, ties to the lowest id (as mk_take_nearest): each free core's distance
+	 * is computed once, then the k nearest are picked from that list */
+	uint16_t cand[MOSAIC_MAX_HARTS];
+	uint8_t dist[MOSAIC_MAX_HARTS];
+	unsigned nc = 0;
+	for (MASK_EACH(m->freemask, c)) {
+		cand[nc] = (uint16_t)c;
+		dist[nc++] = (uint8_t)(mesh_hops(near, c) < 255 ? mesh_hops(near, c) : 255);
+	}
+	while (k < n && k < spare && k < nc) {
+		unsigned best = k;
+		for (unsigned i = k + 1; i < nc; i++)
+			if (dist[i] < dist[best])
+				best = i;
+		uint16_t c = cand[best];
+		uint8_t dc = dist[best];
+		for (unsigned i = best; i > k; i--) { /* keep the rest in id order: ties stay lowest first */
+			cand[i] = cand[i - 1];
+			dist[i] = dist[i - 1];
+		}
+		cand[k] = c;
+		dist[k] = dc;
+		mask_clear(m->freemask, c);
+		mask_set(got, c);
 		m->nfree--;
 		k++;
 	}

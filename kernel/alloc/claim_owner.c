@@ -28,7 +28,8 @@ static int64_t await_answer(int tag, void *body, uint32_t cap)
 {
 	unsigned me = this_cpu();
 	uint32_t size = sizeof(int64_t) + cap;
-	uint8_t *msg = kmalloc(size);
+	uint64_t on_stack[(sizeof(int64_t) + MOSAIC_MAX_HARTS * sizeof(uint16_t)) / 8]; /* an invade's answer fits */
+	uint8_t *msg = size <= sizeof on_stack ? (uint8_t *)on_stack : kmalloc(size);
 	if (!msg)
 		return -ENOMEM; /* the answer stays queued for the next wait with this tag */
 	struct msg_request req;
@@ -45,7 +46,8 @@ static int64_t await_answer(int tag, void *body, uint32_t cap)
 		if (body && st.len > sizeof r)
 			memcpy(body, msg + sizeof r, st.len - sizeof r);
 	}
-	kfree(msg);
+	if (msg != (uint8_t *)on_stack)
+		kfree(msg);
 	return r;
 }
 

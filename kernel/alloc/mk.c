@@ -90,10 +90,7 @@ uint32_t alloc_machine_cores(void)
 void mk_send_core(struct mk *m, unsigned core, struct alloc_hdr *h, uint32_t len)
 {
 	(void)m;
-	struct msg_request req;
-	int e = msg_isend_typed(MSG_TYPE_ALLOC, (int)core, h->kind, h, len, false, &req);
-	if (!e)
-		e = msg_wait(&req, 0);
+	int e = msg_send_typed(MSG_TYPE_ALLOC, (int)core, h->kind, h, len);
 	ASSERT(e == 0); /* cores and lengths are the kernel's own: a failure is a bug */
 	unsigned hops = mesh_hops(this_cpu(), core);
 	if (h->kind != AK_SUBMIT)
@@ -222,11 +219,13 @@ struct home_job *home_find(struct mk *m, uint32_t job)
 unsigned mk_take_nearest(struct mk *m, unsigned near)
 {
 	unsigned best = ~0u, best_h = ~0u;
-	for (MASK_EACH(m->freemask, c))
-		if (mesh_hops(near, c) < best_h) {
-			best_h = mesh_hops(near, c);
+	for (MASK_EACH(m->freemask, c)) {
+		unsigned h = mesh_hops(near, c);
+		if (h < best_h) {
+			best_h = h;
 			best = c;
 		}
+	}
 	ASSERT(best != ~0u);
 	mask_clear(m->freemask, best);
 	return best;
