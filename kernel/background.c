@@ -110,20 +110,6 @@ static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t 
 			 * it is blocked on moved: look again) */
 			if (woke && vtime_active && !news(done, arg, seen, next, generation))
 				woke = false;
-			/* on the machine's clock, a wake-up for a message still in flight (a sender wakes us
-			 * when it posts, not when it arrives) needs no pass of background work: sleep on
-			 * until it arrives. Anything else that is news is looked at. */
-			if (woke && !vtime_active && !ready_now(me, done, arg) && dispatcher_generation(me) == generation) {
-				/* in flight first: a message that arrives between the looks is then either
-				 * visible or due at a time already passed, never in neither */
-				uint32_t now_seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
-				uint64_t in_flight = noc_mailbox_next_delivery(me);
-				if (now_seen != seen && noc_now_ns() < next && !noc_mailbox_visible(me)) {
-					seen = now_seen;
-					next = in_flight < next ? in_flight : next;
-					continue;
-				}
-			}
 			if (woke || !vtime_active || (until && timer_now() >= until))
 				break;
 		}

@@ -309,22 +309,6 @@ uint64_t noc_mailbox_next_delivery(unsigned core)
 	return u < k ? u : k;
 }
 
-static bool any_visible(struct noc_mailbox *mb, uint64_t now)
-{
-	if (!__atomic_load_n(&mb->used_mask, __ATOMIC_RELAXED))
-		return false;
-	uint64_t s = spin_lock(&mb->lock);
-	bool found = noc_mailbox_find(mb, 0, now, 0) != 0;
-	spin_unlock(&mb->lock, s);
-	return found;
-}
-
-bool noc_mailbox_visible(unsigned core)
-{
-	uint64_t now = vtime_wait_clock();
-	return any_visible(&noc_mailboxes[core], now) || any_visible(&noc_user_mailboxes[core], now);
-}
-
 /* Empties a used slot and hands its credit on (lock held). */
 static inline void free_slot(struct noc_mailbox *mb, struct noc_slot *slot)
 {

@@ -146,8 +146,6 @@ void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type);
 
 /* Earliest delivery time of a message still in flight to core on either channel (UINT64_MAX if none). */
 uint64_t noc_mailbox_next_delivery(unsigned core);
-/* Whether a message in either of the core's mailboxes is visible on its clock now. */
-bool noc_mailbox_visible(unsigned core);
 /* Frees a slot of core's mailbox mb found above (lock held) and hands the credit to waiting senders. */
 void noc_mailbox_release(unsigned core, struct noc_mailbox *mb, struct noc_slot *slot);
 /* Drops every message on core's user channel whose session is not `keep` (every one

@@ -368,22 +368,9 @@ static bool wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void 
 					   (interruptible && hart_kill_pending()) || vtime_nudges() != nudges,
 				   wake);
 			mb->sleeping = 0;
-			if (interruptible && hart_kill_pending())
+			if (!vtime_active || (interruptible && hart_kill_pending()))
 				break;
 			uint32_t now_seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
-			if (!vtime_active) {
-				/* woken by a message that is still in flight (its sender wakes us when it posts,
-				 * not when it arrives): sleep on until it arrives instead of making progress for
-				 * nothing; anything else (a credit, a visible message, the time) is looked at */
-				/* in flight first: a message that arrives between the two looks is then either
-				 * visible or due at a time already passed, never in neither */
-				uint64_t in_flight = noc_mailbox_next_delivery(me);
-				if (now_seen == seen || noc_now_ns() >= next_ns || ep->send_head || something_visible(me))
-					break;
-				next_ns = in_flight < next_ns ? in_flight : next_ns;
-				seen = now_seen;
-				continue;
-			}
 			if (now_seen != seen && (ep->send_head || something_visible(me)))
 				break; /* something to do now */
 			/* a poll, or a message still in flight: keep waiting, so that the instructions
