@@ -17,6 +17,7 @@ const char *kstrerror(int err)
 	case EFAULT: return "bad address";
 	case EBUSY: return "destination mailbox full (no credit)";
 	case EINVAL: return "invalid argument";
+	case ENOSPC: return "no room left";
 	case ENOSYS: return "not implemented";
 	case EOVERFLOW: return "buffer too small for the message";
 	case EMSGSIZE: return "message too long";

@@ -17,6 +17,7 @@
 #define EFAULT 14
 #define EBUSY 16     /* the destination mailbox has no free slot (no credit); a claim's team still runs */
 #define EINVAL 22
+#define ENOSPC 28    /* shared windows: as many alive as the kernel keeps, or a task maps */
 #define ENOSYS 38
 #define EOVERFLOW 75 /* receive buffer smaller than the matched message; the message is kept */
 #define EMSGSIZE 90  /* message body above the maximum */

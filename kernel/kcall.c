@@ -177,6 +177,7 @@ const struct kcall_desc kcall_table[KC_COUNT] = {
 	[KC_JOB_WAIT] = {"job_wait", KCALL_MASTER, 0},
 	[KC_JOB_SIZE] = {"job_size", KCALL_LOCAL, kc_job_size},
 	[KC_JOB_GROUP] = {"job_group", KCALL_LOCAL, 0},
+	[KC_SHM_OPEN] = {"shm_open", KCALL_LOCAL, 0}, /* user tasks only (kernel/utask.c, kernel/shm.h) */
 	/* user tasks only (kernel/utask.c): messages to the domain's micro-kernel, not forwarded calls */
 	[KC_INVADE] = {"invade", KCALL_LOCAL, 0},
 	[KC_RETREAT] = {"retreat", KCALL_LOCAL, 0},

@@ -35,6 +35,7 @@ enum kcall_nr {
 	KC_JOB_WAIT = 49,
 	KC_JOB_SIZE = 50,  /* tasks in the caller's job */
 	KC_JOB_GROUP = 51, /* a group handle over the caller's job, in rank order */
+	KC_SHM_OPEN = 52,  /* (name, bytes): the job's shared window of that name, mapped; its address */
 	/* invasive computing (claims and teams, docs/invasive.md): 64..79 */
 	KC_INVADE = 64,    /* (n, properties, cores out, capacity): up to n more cores */
 	KC_RETREAT = 65,   /* (cores, n): give them back */

@@ -19,6 +19,7 @@
 #include "drivers/noc/mesh.h"
 #include "drivers/timer.h"
 #include "kernel/vtime.h"
+#include "kernel/shm.h"
 
 uint64_t utask_cpu_ms = UTASK_CPU_MS_DEFAULT;
 BOOTARG_U64("task_cpu_ms", utask_cpu_ms, 0, 86400000,
@@ -41,6 +42,8 @@ struct utask {
 	bool over_limit;   /* the limit passed: it is being killed for that */
 	bool ilet;         /* a team member in its owner's address space: as is borrowed, not owned */
 	unsigned ilet_slots; /* the stacks of i-let slots 0..ilet_slots-1 are mapped */
+	struct shm_mapping shm[SHM_PER_TASK]; /* the job's shared windows it mapped (kernel/shm.h) */
+	unsigned nshm;
 };
 
 long uctx_enter(struct trap_frame *frame, uint64_t *kctx);
@@ -268,19 +271,23 @@ static void task_run(struct utask *t, struct trap_frame *frame, struct utask_res
 	__atomic_store_n(&me->task_serial, 0, __ATOMIC_RELEASE);
 	me->utask = 0;
 	irq_enable(); /* we left through a trap, with interrupts off */
+	/* its open requests point into its pages, which are no longer mapped here: they go before
+	 * anything below waits, or that wait's progress would send from a user address with paging
+	 * off (a kernel load access fault on a pending isend, found by the fuzzer in claim_owner_end) */
+	for (unsigned i = 0; i < UTASK_REQUESTS; i++)
+		if (t->req_open[i])
+			msg_cancel(&t->reqs[i]);
 	claim_owner_end(killed); /* its team ends (killed with it), its claimed cores go back */
 	if (t->brk > t->heap_start) {
 		/* give the task's heap back to the master's account for this core */
 		uint64_t back[6] = {(uint64_t)-(int64_t)(t->brk - t->heap_start)};
 		kcall(KC_HEAP_GROW, back, 0, 0);
 	}
-	/* nothing may point into the task's pages once they are freed */
-	for (unsigned i = 0; i < UTASK_REQUESTS; i++)
-		if (t->req_open[i])
-			msg_cancel(&t->reqs[i]);
 	for (unsigned i = 0; i < UTASK_GROUPS; i++)
 		kfree(t->groups[i]);
 	msg_session_end(); /* every user message still addressed to this core goes */
+	for (unsigned i = 0; i < t->nshm; i++)
+		shm_detach(t->shm[i].pa); /* the last task of the job to map a window frees it */
 	if (killed) {
 		res->status = -EFAULT;
 	} else {
@@ -426,6 +433,66 @@ static bool user_array(struct utask *t, uint64_t va, uint64_t n, uint64_t size, 
 static bool fits_int(uint64_t v) { return (int64_t)v == (int32_t)v; }
 
 #define USER_WRITE_MAX 4096
+
+/* Copies the NUL-terminated user string at va into buf (cap bytes, its NUL included), each
+ * byte checked before it is read: its length, -EFAULT, or -EINVAL if it does not fit. */
+static int64_t user_string(struct utask *t, uint64_t va, char *buf, uint32_t cap)
+{
+	for (uint32_t i = 0; i < cap; i++) {
+		if (!user_range(t, va + i, 1, false))
+			return -EFAULT;
+		buf[i] = *(const char *)(va + i);
+		if (!buf[i])
+			return i;
+	}
+	return -EINVAL;
+}
+
+/*
+ * KC_SHM_OPEN (name, bytes): maps the job's window `name` (made by the first task of the job
+ * that opens it, zeroed) and returns its address; a task opening it again gets the same
+ * address. -EPERM outside a job or in an i-let (its page tables are its owner's), -EINVAL
+ * for an empty or too long name, 0 or more than SHM_MAX_BYTES, or a size other than the
+ * window's (in pages); -EFAULT for a bad name; -ENOSPC past SHM_PER_TASK or SHM_WINDOWS.
+ */
+static int64_t shm_open(struct utask *t, uint64_t name_va, uint64_t bytes)
+{
+	uint32_t job = alloc_job_ctx(this_cpu())->job;
+	if (!job || t->ilet)
+		return -EPERM;
+	char name[SHM_NAME_MAX];
+	int64_t len = user_string(t, name_va, name, sizeof name);
+	if (len < 0)
+		return len;
+	if (len == 0 || bytes == 0 || bytes > SHM_MAX_BYTES)
+		return -EINVAL;
+	uint64_t pa;
+	uint32_t pages;
+	int e = shm_attach(job, name, bytes, &pa, &pages);
+	if (e)
+		return e;
+	for (unsigned i = 0; i < t->nshm; i++)
+		if (t->shm[i].pa == pa) {
+			shm_detach(pa); /* mapped already: one reference per task */
+			return (int64_t)t->shm[i].va;
+		}
+	uint64_t va = t->nshm ? t->shm[t->nshm - 1].va + t->shm[t->nshm - 1].pages * PAGE_SIZE : SHM_BASE;
+	if (t->nshm == SHM_PER_TASK || va + pages * PAGE_SIZE > SHM_BASE + USER_SPAN) {
+		shm_detach(pa);
+		return -ENOSPC;
+	}
+	for (uint32_t p = 0; p < pages; p++)
+		if (!as_map(&t->as, va + p * PAGE_SIZE, pa + p * PAGE_SIZE, PTE_R | PTE_W)) {
+			/* unmap what was mapped: the pages are the window's, not the task's */
+			for (uint32_t q = 0; q < p; q++)
+				*as_pte(&t->as, va + q * PAGE_SIZE) = 0;
+			__asm__ volatile("sfence.vma" ::: "memory");
+			shm_detach(pa);
+			return -ENOMEM;
+		}
+	t->shm[t->nshm++] = (struct shm_mapping){.pa = pa, .va = va, .pages = pages};
+	return (int64_t)va;
+}
 
 static int open_request(struct utask *t)
 {
@@ -717,6 +784,8 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 	case KC_JOB_SIZE:
 	case KC_TIME_NS:
 		return kcall((unsigned)nr, a, 0, 0);
+	case KC_SHM_OPEN:
+		return shm_open(t, a[0], a[1]);
 	case KC_INVADE: {
 		/* (n, properties, cores out, capacity): the new cores, nearest first; the
 		 * array must hold all that may come (n, or the whole machine if that is less) */

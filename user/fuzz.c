@@ -173,6 +173,10 @@ static void gen_call(struct draws *d, struct call *c)
 			*v = draw_chance(d, 70) ? 1 + draw_below(d, 2)
 						: PICK(d, 0, 1ULL << 32, (1ULL << 32) + 1, UINT64_MAX, 200, 129, 1ULL << 63);
 			break;
+		case K_SHMSIZE: /* a few sizes, so that a second open of a name often matches the first */
+			*v = draw_chance(d, 75) ? PICK(d, 1, 4096, 8192, 5000)
+						: PICK(d, 0, 256 * 1024 + 1, 1ULL << 32, UINT64_MAX, 256 * 1024);
+			break;
 		}
 	}
 	for (int i = 0; i < 6; i++) {
@@ -199,6 +203,11 @@ static void gen_call(struct draws *d, struct call *c)
 			*p = gen_ptr(d, &s, len, team_raw, sizeof team_raw);
 			if (p->cls == P_GOOD || p->cls == P_MISALIGNED)
 				gen_team(d, (uint8_t *)p->va, p->room, n);
+			break;
+		case K_NAME:
+			*p = gen_ptr(d, &s, 3, name_raw, sizeof name_raw);
+			if (p->cls == P_GOOD || p->cls == P_MISALIGNED)
+				gen_name(d, (char *)p->va, p->room);
 			break;
 		case K_VEC:
 			*p = gen_ptr(d, &s, sizeof(struct mosaic_alltoallv), vec_raw, sizeof vec_raw);

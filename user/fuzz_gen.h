@@ -66,8 +66,8 @@ static struct ptr gen_ptr(struct draws *d, const struct fuzz_state *s, uint64_t 
 	case P_BELOW:
 		p.va = s->user_base - PICK(d, 1, 8, 4096, 1 + draw_below(d, 1 << 20));
 		break;
-	case P_ABOVE: /* past the i-let stacks too, which this task's infects may have mapped */
-		p.va = s->user_top + MOSAIC_ILET_WINDOW + PICK(d, 0, 8, draw_below(d, 1 << 20));
+	case P_ABOVE: /* past the i-let stacks and shared windows too, which this task may have mapped */
+		p.va = s->user_top + MOSAIC_ABOVE_STACK + PICK(d, 0, 8, draw_below(d, 1 << 20));
 		break;
 	case P_HIGH:
 		p.va = PICK(d, 1ULL << 38, 1ULL << 39, 0xffffffc000000000ULL, 1ULL << 63, UINT64_MAX - 7);
@@ -201,6 +201,21 @@ static uint64_t team_mode(const struct ptr *p, uint64_t n)
 			return MOSAIC_INFECT_ISOLATED;
 	}
 	return 0;
+}
+
+/* shm_open's name: one of four short names, now and then an empty one. */
+static uint8_t name_raw[16] __attribute__((aligned(8)));
+static void gen_name(struct draws *d, char *at, uint64_t room)
+{
+	if (room < 3)
+		return; /* nothing fits: the judge cannot know what the kernel will read there */
+	if (draw_chance(d, 10)) {
+		at[0] = 0;
+		return;
+	}
+	at[0] = 'w';
+	at[1] = (char)('0' + draw_below(d, 4));
+	at[2] = 0;
 }
 
 /* Fills infect's team with n members; a few get a function that is not the program's. */

@@ -253,6 +253,10 @@ static void judge(struct call *c, const struct fuzz_state *s)
 		case K_NINVADE:
 		case K_PROPS:
 			break; /* judge_invade */
+		case K_SHMSIZE:
+			if (v == 0 || v > 256 * 1024)
+				bad(c, i, "a window of %lu bytes", v);
+			break;
 		}
 	}
 	/* the pointers, now that the counts and the group are known */
@@ -304,6 +308,17 @@ static void judge(struct call *c, const struct fuzz_state *s)
 		break;
 	case KC_INVADE:
 		judge_invade(c, s);
+		break;
+	case KC_SHM_OPEN: /* a readable name may still be refused: another size, no room left */
+		if (!s->size)
+			bad(c, -1, "the task is not in a job");
+		else if (!readable(c->p[0].cls) && c->p[0].cls != P_PART_HEAP && c->p[0].cls != P_PART_TOP)
+			bad(c, 0, "the name is %s", pclass_name[c->p[0].cls]);
+		else if ((c->p[0].cls == P_GOOD || c->p[0].cls == P_MISALIGNED) && c->p[0].room >= 3 &&
+			 !*(const char *)c->p[0].va)
+			bad(c, 0, "an empty name");
+		else
+			unsure(c);
 		break;
 	case KC_CLAIM: /* it copies min(claim, capacity) cores, and checks just those */
 		judge_ptr(c, s, 0, &c->p[0], c->a[1] < s->claim_n ? c->a[1] : s->claim_n, 2, 1, 1, 1);

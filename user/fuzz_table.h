@@ -31,6 +31,8 @@ enum kind {
 	K_CORES,   /* an array of count (argument .ref) core ids, made by the fuzzer */
 	K_TEAM,    /* an array of count (argument .ref) team members: function pointers */
 	K_VEC,     /* alltoallv's block of six pointers */
+	K_NAME,    /* shm_open: a pointer to a window's name, written by the fuzzer */
+	K_SHMSIZE, /* shm_open: bytes, 1..256 KiB */
 };
 
 #define F_OUT 1     /* the kernel writes the buffer */
@@ -103,6 +105,7 @@ static const struct call_desc calls[] = {
 	{KC_ALLTOALLV, "alltoallv", 0, 0, C_COLL, 0, {A(K_GROUP), A(K_VEC)}},
 	{KC_JOB_SIZE, "job_size", 0, 0, C_STABLE, 0, {{0}}},
 	{KC_JOB_GROUP, "job_group", 0, 0, 0, 0, {{0}}},
+	{KC_SHM_OPEN, "shm_open", 0, 0, 0, 0, {A(K_NAME), A(K_SHMSIZE)}},
 	{KC_INVADE, "invade", 0, 0, 0, 0, {A(K_NINVADE), A(K_PROPS), BUF(3, 2, F_OUT | F_NULL_OK | F_OWN), A(K_COUNT)}},
 	{KC_RETREAT, "retreat", 1, 128, 0, 0, {{K_CORES, 1, 0, 2}, A(K_COUNT)}},
 	{KC_INFECT, "infect", 0, 128, 0, 0, {{K_TEAM, 1, 0, sizeof(struct mosaic_member)}, A(K_COUNT)}},

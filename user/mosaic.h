@@ -40,6 +40,7 @@
 #define KC_ALLTOALLV 40
 #define KC_JOB_SIZE 50
 #define KC_JOB_GROUP 51
+#define KC_SHM_OPEN 52
 #define KC_INVADE 64
 #define KC_RETREAT 65
 #define KC_INFECT 66
@@ -52,6 +53,7 @@
 
 #define MOSAIC_EFAULT (-14)
 #define MOSAIC_EINVAL (-22)
+#define MOSAIC_ENOSPC (-28)
 #define MOSAIC_ENOMEM (-12)
 #define MOSAIC_ENOSYS (-38)
 #define MOSAIC_ENOENT (-2)
@@ -189,6 +191,16 @@ static inline long mosaic_job_size(void) { return mosaic_call(KC_JOB_SIZE, 0, 0,
 /* A group handle over the job's tasks in rank order (rank r is the task of rank r):
  * the job's MPI_COMM_WORLD. The same handle on every call; -22 outside a job. */
 static inline long mosaic_job_group(void) { return mosaic_call(KC_JOB_GROUP, 0, 0, 0, 0, 0); }
+/* The job's shared-memory window `name` (at most 31 bytes), made zeroed by the first of the job's
+ * tasks that opens it, with `bytes` bytes (1..256 KiB; every task must give the same size, in
+ * pages), and mapped into this task: its address (> 0), or MOSAIC_EPERM outside a job or in an
+ * i-let, MOSAIC_EINVAL (bad name or size), MOSAIC_EFAULT, MOSAIC_ENOSPC (more than 4 windows
+ * in a task, 32 in the system). Only tasks of the same job see it; it goes with the job's last
+ * task. Loads and stores are all it offers: synchronise with a barrier (or flags and fences). */
+static inline long mosaic_shm_open(const char *name, size_t bytes)
+{
+	return mosaic_call(KC_SHM_OPEN, (long)name, (long)bytes, 0, 0, 0);
+}
 
 /* Every program defines this; its result is the exit code. */
 /*
@@ -205,9 +217,10 @@ static inline long mosaic_job_group(void) { return mosaic_call(KC_JOB_GROUP, 0, 
  * MOSAIC_EBUSY. The claim is given back when the task ends.
  */
 #define MOSAIC_INFECT_ISOLATED 1 /* infect's mode: fresh instances, no shared memory */
-/* Above a task's stack, its members' i-let stacks (arch/riscv/mmu.h: ILET_BASE, 2 MiB): mapped by
- * its first infect of that many members, unmapped (and not the task's) before. */
-#define MOSAIC_ILET_WINDOW (2UL << 20)
+/* Above a task's stack: its members' i-let stacks (arch/riscv/mmu.h: ILET_BASE, 2 MiB), mapped by
+ * its first infect of that many members, then its job's shared windows (SHM_BASE, 2 MiB), mapped
+ * by mosaic_shm_open; unmapped (and not the task's) before. */
+#define MOSAIC_ABOVE_STACK (4UL << 20)
 #define MOSAIC_TLS_BYTES 512 /* a task's thread-local data at most (kernel/utask.h: UTASK_TLS_BYTES) */
 #define MOSAIC_INVADE_DOMAIN 0   /* cores of the owner's own domain only */
 #define MOSAIC_INVADE_ANYWHERE 1 /* any domain: through the job allocation protocol */

@@ -16,7 +16,7 @@ bool as_create(struct address_space *as)
 	as->root = page_alloc(1);
 	as->mid = page_alloc(1);
 	as->leaf = page_alloc(1);
-	as->ilets = 0;
+	as->ilets = as->shm = 0;
 	if (!as->root || !as->mid || !as->leaf) {
 		as_destroy(as);
 		return false;
@@ -37,6 +37,12 @@ bool as_map(struct address_space *as, uint64_t va, uint64_t pa, uint64_t flags)
 		if (!as->ilets)
 			return false;
 		as->mid[(ILET_BASE >> 21) & 511] = pte_table(as->ilets);
+	}
+	if (va >= SHM_BASE && va < SHM_BASE + USER_SPAN && !as->shm) {
+		as->shm = page_alloc(1);
+		if (!as->shm)
+			return false;
+		as->mid[(SHM_BASE >> 21) & 511] = pte_table(as->shm);
 	}
 	uint64_t *pte = as_pte(as, va);
 	if (!pte || (*pte & PTE_V))
@@ -65,11 +71,13 @@ void as_destroy(struct address_space *as)
 {
 	free_leaf(as->leaf);
 	free_leaf(as->ilets);
+	if (as->shm)
+		page_free(as->shm, 1); /* the table only: the windows' pages are kernel/shm.c's */
 	if (as->mid)
 		page_free(as->mid, 1);
 	if (as->root)
 		page_free(as->root, 1);
-	as->root = as->mid = as->leaf = as->ilets = 0;
+	as->root = as->mid = as->leaf = as->ilets = as->shm = 0;
 }
 
 static uint64_t *table_of(uint64_t pte) { return pte & PTE_V ? (uint64_t *)((pte >> 10) << 12) : 0; }
@@ -80,6 +88,7 @@ void as_adopt(struct address_space *as, uint64_t root_pa)
 	as->mid = table_of(as->root[(USER_BASE >> 30) & 511]);
 	as->leaf = table_of(as->mid[(USER_BASE >> 21) & 511]);
 	as->ilets = table_of(as->mid[(ILET_BASE >> 21) & 511]);
+	as->shm = table_of(as->mid[(SHM_BASE >> 21) & 511]);
 }
 
 void as_activate(const struct address_space *as)

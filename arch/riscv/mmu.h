@@ -18,6 +18,9 @@
 #define ILET_BASE (USER_BASE + USER_SPAN)
 #define ILET_SLOT (16ULL << 10)
 #define ILET_SLOTS (USER_SPAN / ILET_SLOT)
+/* The shared-memory windows of a job's task (kernel/shm.h): the 2 MiB after the i-let stacks,
+ * a leaf table of its own. Its pages belong to the windows, not to the task. */
+#define SHM_BASE (ILET_BASE + USER_SPAN)
 
 #define PTE_V (1UL << 0)
 #define PTE_R (1UL << 1)
@@ -32,6 +35,7 @@ struct address_space {
 	uint64_t *mid;   /* level 1 table for USER_BASE's gigabyte */
 	uint64_t *leaf;  /* level 0 table: the task's 512 pages */
 	uint64_t *ilets; /* level 0 table of the i-let stacks, or NULL while none is mapped */
+	uint64_t *shm;   /* level 0 table of the shared windows, or NULL while none is mapped */
 };
 
 /* The leaf entry of user page va (either region), or NULL if it has no table. */
@@ -41,6 +45,8 @@ static inline uint64_t *as_pte(const struct address_space *as, uint64_t va)
 		return &as->leaf[(va >> 12) & 511];
 	if (va >= ILET_BASE && va < ILET_BASE + USER_SPAN && as->ilets)
 		return &as->ilets[(va >> 12) & 511];
+	if (va >= SHM_BASE && va < SHM_BASE + USER_SPAN && as->shm)
+		return &as->shm[(va >> 12) & 511];
 	return 0;
 }
 
@@ -50,7 +56,8 @@ bool as_create(struct address_space *as);
 bool as_map(struct address_space *as, uint64_t va, uint64_t pa, uint64_t flags);
 /* The physical page behind a user page, or 0. */
 uint64_t as_lookup(const struct address_space *as, uint64_t va);
-/* Frees the tables and every mapped page. */
+/* Frees the tables and every mapped page, except those of the shared windows (their owner is
+ * kernel/shm.c, which the task's end tells). */
 void as_destroy(struct address_space *as);
 /* Fills as with the tables of the address space whose root table is at root_pa, without
  * owning them (an i-let runs in its owner's address space: never as_destroy it). */
