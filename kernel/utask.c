@@ -403,13 +403,13 @@ void utask_run_ilet(const char *name, uint64_t root_pa, unsigned slot, uint64_t 
  */
 
 /* True if [va, va + len) lies in the task's own mapped pages, writable if asked (its own
- * region or the i-let stacks above it). Such a length is below 2 * USER_SPAN (4 MiB), so it
- * fits any uint32_t it is narrowed to. */
+ * region, the i-let stacks and the shared windows above it). Such a length is below
+ * 3 * USER_SPAN (6 MiB), so it fits any uint32_t it is narrowed to. */
 static bool user_range(struct utask *t, uint64_t va, uint64_t len, bool write)
 {
 	if (len == 0)
 		return true;
-	if (va + len < va || va < USER_BASE || va + len > ILET_BASE + USER_SPAN)
+	if (va + len < va || va < USER_BASE || va + len > SHM_BASE + USER_SPAN)
 		return false;
 	for (uint64_t p = va & ~(PAGE_SIZE - 1); p < va + len; p += PAGE_SIZE) {
 		const uint64_t *pte = as_pte(&t->as, p);
@@ -695,7 +695,7 @@ static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 /* The blocking point-to-point calls, on the user channel in the task's session. */
 static int64_t user_p2p_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 {
-	/* a length that passes user_range is below 2 * USER_SPAN, so it fits the uint32_t it becomes */
+	/* a length that passes user_range is below 3 * USER_SPAN, so it fits the uint32_t it becomes */
 	if (!fits_int(a[0]) || !fits_int(a[1]))
 		return -EINVAL;
 	int peer = (int)a[0], tag = (int)a[1];

@@ -44,6 +44,11 @@ int mosaic_main(long arg)
 	for (long r = 0; r < n; r++)
 		CHECK(w[r] == arg * 1000 + r);
 	CHECK(w[n] == 0); /* nobody else's values: another job's "grid" is another window */
+	/* the window is the task's memory for kernel calls too: gather every rank's entry from it */
+	long all[NMAX];
+	CHECK(mosaic_allgather(g, (const void *)&w[rank], sizeof(long), all) == 0);
+	for (long r = 0; r < n; r++)
+		CHECK(all[r] == arg * 1000 + r);
 	if (rank == 0) {
 		char long_name[40];
 		for (int i = 0; i < 39; i++)
