@@ -39,7 +39,7 @@ enum kcall_nr {
 	/* invasive computing (claims and teams, docs/invasive.md): 64..79 */
 	KC_INVADE = 64,    /* (n, properties, cores out, capacity): up to n more cores */
 	KC_RETREAT = 65,   /* (cores, n): give them back */
-	KC_INFECT = 66,    /* (team, n): member i runs fn(arg) on claimed core i */
+	KC_INFECT = 66,    /* (team, n, mode): member i runs fn(arg) on claimed core i, an i-let unless isolated */
 	KC_TEAM_WAIT = 67, /* (results, capacity): the barrier at the end of a team */
 	KC_CLAIM = 68,     /* (cores out, capacity): the claim, in claim order */
 	KC_COUNT = 80,
