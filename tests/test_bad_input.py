@@ -37,11 +37,19 @@ def test_mosaic_run_help():
         assert opt in r.stdout
 
 
+def test_bench_shm_refuses_bad_options_and_explains_itself():
+    r = run([sys.executable, "scripts/bench-shm", "--help"])
+    assert r.returncode == 0 and "window_ns" in r.stdout and "--clocks" in r.stdout
+    for bad in (["--reps", "0"], ["--reps", "33"], ["--clocks", "fast"], ["--clocks", "virtual,virtual"]):
+        r = run([sys.executable, "scripts/bench-shm", *bad])
+        assert r.returncode == 2, (bad, r.stderr)
+
+
 def test_make_help_lists_targets_and_variables():
     r = run(["make", "-s", "help"])
     assert r.returncode == 0
     for word in ("qemu", "qemu-gdb", "gdb", "run", "test", "bench-boot", "bench-noc", "bench-kernel", "bench-alloc",
-                 "clean", "HARTS", "MESH", "BOOTARGS", "ACCEL", "ICOUNT"):
+                 "bench-invade", "bench-shm", "clean", "HARTS", "MESH", "BOOTARGS", "ACCEL", "ICOUNT"):
         assert re.search(rf"\b{word}\b", r.stdout), word
 
 
