@@ -177,12 +177,6 @@ static bool entry_ok(const struct user_program *p, uint64_t fn)
 	return false;
 }
 
-bool utask_entry_ok(const char *name, uint64_t fn)
-{
-	const struct user_program *p = user_program_find(name);
-	return p && entry_ok(p, fn);
-}
-
 /* The message session of the task on a core (0: none runs there). */
 static uint32_t session_on(unsigned core)
 {

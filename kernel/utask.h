@@ -65,8 +65,6 @@ int utask_ilet_stacks(unsigned n);
  * its next kernel entry or interrupt, and any wait in a kernel call of it ends.
  * -ESRCH if no such task runs there, -ENXIO for no such core. */
 int utask_kill(unsigned core, uint32_t session);
-/* True if fn is an address in the code of program `name` (a team member's function). */
-bool utask_entry_ok(const char *name, uint64_t fn);
 
 /* Runs it on a pico-kernel core (the caller's own, or another through hart_call).
  * -EPERM on a micro-kernel, -ENXIO for no such core, -EBUSY if the core is busy. */

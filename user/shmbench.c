@@ -44,24 +44,24 @@ static long median(long *v, long n)
 	return v[n / 2];
 }
 
-/* S bytes to the other rank and S bytes back, by messages in pieces; 0 or an error. */
-static long by_messages(long rank, long other, long bytes)
+/* One direction: rank `sender` sends `out`, the other rank receives into `in`, in pieces. */
+static long one_way(long rank, long sender, long other, int tag, const uint8_t *out, uint8_t *in, long bytes)
 {
 	for (long off = 0; off < bytes; off += PIECE) {
 		long n = bytes - off < PIECE ? bytes - off : PIECE;
-		long e = rank == 0 ? mosaic_send((int)other, 1, mine + off, (size_t)n)
-				   : mosaic_recv((int)other, 1, theirs + off, (size_t)n, 0);
-		if (e < 0)
-			return e;
-	}
-	for (long off = 0; off < bytes; off += PIECE) {
-		long n = bytes - off < PIECE ? bytes - off : PIECE;
-		long e = rank == 1 ? mosaic_send((int)other, 2, theirs + off, (size_t)n)
-				   : mosaic_recv((int)other, 2, theirs + off, (size_t)n, 0);
+		long e = rank == sender ? mosaic_send((int)other, tag, out + off, (size_t)n)
+					: mosaic_recv((int)other, tag, in + off, (size_t)n, 0);
 		if (e < 0)
 			return e;
 	}
 	return 0;
+}
+
+/* S bytes to the other rank and S bytes back, by messages; 0 or an error. */
+static long by_messages(long rank, long other, long bytes)
+{
+	long e = one_way(rank, 0, other, 1, mine, theirs, bytes);
+	return e ? e : one_way(rank, 1, other, 2, theirs, theirs, bytes);
 }
 
 /* The same through the window: rank 0's half first, rank 1's second. */
