@@ -173,6 +173,7 @@ const struct kcall_desc kcall_table[KC_COUNT] = {
 	[KC_ALLGATHER] = {"allgather", KCALL_LOCAL, 0},
 	[KC_ALLTOALL] = {"alltoall", KCALL_LOCAL, 0},
 	[KC_ALLTOALLV] = {"alltoallv", KCALL_LOCAL, 0},
+	[KC_SCATTER] = {"scatter", KCALL_LOCAL, 0},
 	[KC_JOB_SPAWN] = {"job_spawn", KCALL_MASTER, 0},
 	[KC_JOB_WAIT] = {"job_wait", KCALL_MASTER, 0},
 	[KC_JOB_SIZE] = {"job_size", KCALL_LOCAL, kc_job_size},

@@ -29,7 +29,9 @@ enum kcall_nr {
 	KC_SEND = 16, KC_TRYSEND, KC_ISEND, KC_XSEND, KC_RECV, KC_TRYRECV, KC_IRECV, KC_TEST, KC_WAIT, KC_PROBE,
 	/* groups and collectives: 32..47 */
 	KC_GROUP_INIT = 32, KC_BARRIER, KC_BCAST, KC_REDUCE, KC_ALLREDUCE, KC_GATHER, KC_ALLGATHER, KC_ALLTOALL,
-	KC_ALLTOALLV,
+	KC_ALLTOALLV, KC_SCATTER,
+	/* a collective's first argument is its group handle | how << 8 (kernel/msg/group.h: a
+	 * synchronisation mode, strict (0) or loose, and an algorithm, 0 for the tuned one) */
 	/* jobs (the job allocation protocol): 48..63, reserved */
 	KC_JOB_SPAWN = 48,
 	KC_JOB_WAIT = 49,

@@ -545,7 +545,7 @@ static int make_group(struct utask *t, const uint16_t *cores, unsigned n)
 
 /* alltoallv: the count and displacement arrays are copied in before anything is checked,
  * so a receive into an overlapping buffer cannot change them after the check. */
-static int64_t user_alltoallv(struct utask *t, struct msg_group *g, uint64_t arg)
+static int64_t user_alltoallv(struct utask *t, struct msg_group *g, unsigned how, uint64_t arg)
 {
 	struct user_alltoallv v;
 	if (!user_range(t, arg, sizeof v, false))
@@ -561,7 +561,7 @@ static int64_t user_alltoallv(struct utask *t, struct msg_group *g, uint64_t arg
 	}
 	if (!user_range(t, v.in, extent(k[0], k[1], g->n), false) || !user_range(t, v.out, extent(k[2], k[3], g->n), true))
 		return -EFAULT;
-	return msg_alltoallv(g, (const void *)v.in, k[0], k[1], (void *)v.out, k[2], k[3]);
+	return msg_alltoallv(g, how, (const void *)v.in, k[0], k[1], (void *)v.out, k[2], k[3]);
 }
 
 /* The non-blocking message calls and the collectives, for user tasks (the user channel). */
@@ -635,17 +635,21 @@ static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 			return -EFAULT;
 		return make_group(t, (const uint16_t *)a[0], (unsigned)a[1]);
 	}
-	if (!(g = group_of(t, a[0])))
+	/* a[0]: the group handle in bits 0..7, the collective's `how` (mode | algorithm) above it */
+	if (!(g = group_of(t, a[0] & 0xff)))
 		return -EINVAL;
+	if (a[0] >> 8 > MSG_HOW_MASK)
+		return -EINVAL;
+	unsigned how = (unsigned)(a[0] >> 8);
 	switch (nr) {
 	case KC_BARRIER:
-		return msg_barrier(g);
+		return msg_barrier(g, how);
 	case KC_BCAST:
 		if (a[1] >= g->n || a[3] > NOC_MAX_BODY)
 			return a[1] >= g->n ? -EINVAL : -EMSGSIZE;
 		if (!user_range(t, a[2], a[3], true))
 			return -EFAULT;
-		return msg_bcast(g, (unsigned)a[1], (void *)a[2], (uint32_t)a[3]);
+		return msg_bcast(g, how, (unsigned)a[1], (void *)a[2], (uint32_t)a[3]);
 	case KC_REDUCE:
 		if (a[1] >= g->n || a[5] > MSG_OP_MAX)
 			return -EINVAL;
@@ -653,7 +657,7 @@ static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 			return -EMSGSIZE;
 		if (!user_array(t, a[2], a[4], 8, false) || (g->rank == a[1] && !user_array(t, a[3], a[4], 8, true)))
 			return -EFAULT;
-		return msg_reduce(g, (unsigned)a[1], (const int64_t *)a[2], (int64_t *)a[3], (unsigned)a[4],
+		return msg_reduce(g, how, (unsigned)a[1], (const int64_t *)a[2], (int64_t *)a[3], (unsigned)a[4],
 				  (enum msg_op)a[5]);
 	case KC_ALLREDUCE:
 		if (a[4] > MSG_OP_MAX)
@@ -662,25 +666,32 @@ static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 			return -EMSGSIZE;
 		if (!user_array(t, a[1], a[3], 8, false) || !user_array(t, a[2], a[3], 8, true))
 			return -EFAULT;
-		return msg_allreduce(g, (const int64_t *)a[1], (int64_t *)a[2], (unsigned)a[3], (enum msg_op)a[4]);
+		return msg_allreduce(g, how, (const int64_t *)a[1], (int64_t *)a[2], (unsigned)a[3], (enum msg_op)a[4]);
 	case KC_GATHER:
+	case KC_SCATTER: {
+		/* gather: every member's in (a[2]) is one block, the root's out (a[4]) n blocks; scatter the reverse */
+		bool gather = nr == KC_GATHER, root = g->rank == a[1];
 		if (a[1] >= g->n)
 			return -EINVAL;
 		if (a[3] > NOC_MAX_BODY)
 			return -EMSGSIZE;
-		if (!user_range(t, a[2], a[3], false) || (g->rank == a[1] && !user_array(t, a[4], g->n, a[3], true)))
+		bool in_ok = gather ? user_array(t, a[2], 1, a[3], false) : !root || user_array(t, a[2], g->n, a[3], false);
+		bool out_ok = gather ? !root || user_array(t, a[4], g->n, a[3], true) : user_array(t, a[4], 1, a[3], true);
+		if (!in_ok || !out_ok)
 			return -EFAULT;
-		return msg_gather(g, (unsigned)a[1], (const void *)a[2], (uint32_t)a[3], (void *)a[4]);
+		return gather ? msg_gather(g, how, (unsigned)a[1], (const void *)a[2], (uint32_t)a[3], (void *)a[4])
+			      : msg_scatter(g, how, (unsigned)a[1], (const void *)a[2], (uint32_t)a[3], (void *)a[4]);
+	}
 	case KC_ALLGATHER:
 	case KC_ALLTOALL:
 		if (a[2] > NOC_MAX_BODY)
 			return -EMSGSIZE;
 		if (!user_array(t, a[1], nr == KC_ALLTOALL ? g->n : 1, a[2], false) || !user_array(t, a[3], g->n, a[2], true))
 			return -EFAULT;
-		return nr == KC_ALLGATHER ? msg_allgather(g, (const void *)a[1], (uint32_t)a[2], (void *)a[3])
-					  : msg_alltoall(g, (const void *)a[1], (uint32_t)a[2], (void *)a[3]);
+		return nr == KC_ALLGATHER ? msg_allgather(g, how, (const void *)a[1], (uint32_t)a[2], (void *)a[3])
+					  : msg_alltoall(g, how, (const void *)a[1], (uint32_t)a[2], (void *)a[3]);
 	case KC_ALLTOALLV:
-		return user_alltoallv(t, g, a[1]);
+		return user_alltoallv(t, g, how, a[1]);
 	default:
 		return -ENOSYS;
 	}
@@ -858,7 +869,7 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		return n;
 	}
 	default:
-		if ((nr >= KC_ISEND && nr <= KC_WAIT) || (nr >= KC_GROUP_INIT && nr <= KC_ALLTOALLV) || nr == KC_JOB_GROUP)
+		if ((nr >= KC_ISEND && nr <= KC_WAIT) || (nr >= KC_GROUP_INIT && nr <= KC_SCATTER) || nr == KC_JOB_GROUP)
 			return user_msg_kcall(t, nr, a);
 		return -ENOSYS; /* unknown, or reserved */
 	}

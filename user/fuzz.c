@@ -143,7 +143,9 @@ static void gen_call(struct draws *d, struct call *c)
 			for (int g = 0; g < NGROUP; g++)
 				held[g] = s.group[g] != G_NONE;
 			*v = gen_handle(d, held, NGROUP);
-			gn = *v < NGROUP && s.group[*v] != G_NONE ? s.group_n[*v] : 1;
+			if (*v < NGROUP && draw_chance(d, 40))
+				*v |= gen_how(d) << 8;
+			gn = (*v & 0xff) < NGROUP && s.group[*v & 0xff] != G_NONE ? s.group_n[*v & 0xff] : 1;
 			break;
 		}
 		case K_ROOT:
@@ -248,11 +250,11 @@ static int make_safe(struct call *c)
 		c->a[2] = 0;
 	if (d->flags & C_BAD_ONLY)
 		return 0; /* write would print (even 0 bytes), kill could end a task of the job */
-	if ((d->flags & C_COLL) && s.group[c->a[0]] != G_SELF) {
+	if ((d->flags & C_COLL) && s.group[c->a[0] & 0xff] != G_SELF) { /* a[0] & 0xff < NGROUP: not bad */
 		uint8_t *self = memchr(s.group, G_SELF, NGROUP);
 		if (!self)
 			return 0;
-		c->a[0] = (uint64_t)(self - s.group);
+		c->a[0] = (c->a[0] & ~0xffUL) | (uint64_t)(self - s.group); /* the same how */
 	}
 	if (d->nr == KC_INVADE && s.claim_n >= 2)
 		return 0; /* enough claimed: keep cores for the other tasks */

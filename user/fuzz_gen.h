@@ -154,6 +154,15 @@ static uint64_t gen_handle(struct draws *d, const uint8_t *held, unsigned n)
 	return PICK(d, n, n + 1, 255, UINT64_MAX, 1ULL << 32, (1ULL << 32) | start, 1ULL << 63);
 }
 
+/* A collective's how (user/mosaic.h): mostly a real mode and algorithm, sometimes a mode,
+ * an algorithm or bits that do not exist. */
+static uint64_t gen_how(struct draws *d)
+{
+	if (draw_chance(d, 75))
+		return draw_below(d, 2) | draw_below(d, MOSAIC_ALGO_PAIRWISE + 1) << 4;
+	return PICK(d, 2, 15, 0x70, 0xf1, 0x100, 0xfff);
+}
+
 /* Fills the array of a group_init or retreat with n core ids (at most MAXCORES + 8 of them). */
 static void gen_cores(struct draws *d, const struct fuzz_state *s, uint8_t *at, uint64_t room, uint64_t n, int retreat)
 {

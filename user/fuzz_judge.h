@@ -37,6 +37,33 @@ static int fits_int(uint64_t v) { return v == sext32((int32_t)v); }
 
 static int group_kind(const struct fuzz_state *s, uint64_t g) { return g < NGROUP ? s->group[g] : G_NONE; }
 
+/* The algorithms of the collective a call is (user/mosaic.h). */
+static unsigned algos_of_call(int64_t nr)
+{
+	switch (nr) {
+	case KC_BARRIER: return MOSAIC_ALGOS_BARRIER;
+	case KC_BCAST: return MOSAIC_ALGOS_BCAST;
+	case KC_REDUCE: return MOSAIC_ALGOS_REDUCE;
+	case KC_ALLREDUCE: return MOSAIC_ALGOS_ALLREDUCE;
+	case KC_GATHER: return MOSAIC_ALGOS_GATHER;
+	case KC_SCATTER: return MOSAIC_ALGOS_SCATTER;
+	case KC_ALLGATHER: return MOSAIC_ALGOS_ALLGATHER;
+	default: return MOSAIC_ALGOS_ALLTOALL;
+	}
+}
+
+/* A collective's how: a mode (strict 0, loose 1) in bits 0..3, an algorithm it has (or 0) in 4..7. */
+static void judge_how(struct call *c, int i, uint64_t how)
+{
+	uint64_t algo = how >> 4;
+	if (how > 0xff)
+		bad(c, i, "how %lx has bits above its 8", how);
+	else if ((how & 0xf) > 1)
+		bad(c, i, "no synchronisation mode %lu", how & 0xf);
+	else if (algo && (algo > MOSAIC_ALGO_PAIRWISE || !(algos_of_call(c->d->nr) & (1u << algo))))
+		bad(c, i, "the collective has no algorithm %lu", algo);
+}
+
 static int readable(uint8_t cls) { return cls == P_GOOD || cls == P_MISALIGNED || cls == P_RO || cls == P_CODE; }
 
 /* A pointer for count x elem x scale bytes; returns its own verdict. */
@@ -222,6 +249,9 @@ static void judge(struct call *c, const struct fuzz_state *s)
 				bad(c, i, "request %lu is not open", v);
 			break;
 		case K_GROUP:
+			judge_how(c, i, v >> 8);
+			v &= 0xff;
+			g = v;
 			gk = group_kind(s, v);
 			if (gk == G_NONE)
 				bad(c, i, "the task holds no group %lu", v);

@@ -20,7 +20,7 @@ enum kind {
 	K_TAG,     /* a tag to send with: >= 0 */
 	K_RTAG,    /* a tag to receive, or MOSAIC_ANY */
 	K_REQ,     /* a request handle from isend or irecv */
-	K_GROUP,   /* a group handle from group_init or job_group */
+	K_GROUP,   /* a group handle from group_init or job_group, | a collective's how above bit 8 */
 	K_ROOT,    /* a rank of the group */
 	K_OP,      /* a reduction: MOSAIC_OP_SUM, MIN or MAX */
 	K_BLOCK,   /* probe: wait (non-zero) or not */
@@ -98,6 +98,8 @@ static const struct call_desc calls[] = {
 	 {A(K_GROUP), BUF(3, 8, 0), BUF(3, 8, F_OUT), A(K_COUNT), A(K_OP)}},
 	{KC_GATHER, "gather", 0, BODY, C_COLL, 0,
 	 {A(K_GROUP), A(K_ROOT), BUF(3, 1, 0), A(K_COUNT), BUF(3, 1, F_OUT | F_BY_N | F_ROOT)}},
+	{KC_SCATTER, "scatter", 0, BODY, C_COLL, 0,
+	 {A(K_GROUP), A(K_ROOT), BUF(3, 1, F_BY_N | F_ROOT), A(K_COUNT), BUF(3, 1, F_OUT)}},
 	{KC_ALLGATHER, "allgather", 0, BODY, C_COLL, 0,
 	 {A(K_GROUP), BUF(2, 1, 0), A(K_COUNT), BUF(2, 1, F_OUT | F_BY_N)}},
 	{KC_ALLTOALL, "alltoall", 0, BODY, C_COLL, 0,
@@ -119,7 +121,7 @@ static const struct call_desc calls[] = {
 /* The numbers a user task may call (exit is the task's last call, never drawn). */
 static inline int call_exists(uint64_t nr)
 {
-	return nr <= KC_KILL || (nr >= KC_SEND && nr <= KC_PROBE) || (nr >= KC_GROUP_INIT && nr <= KC_ALLTOALLV) ||
+	return nr <= KC_KILL || (nr >= KC_SEND && nr <= KC_PROBE) || (nr >= KC_GROUP_INIT && nr <= KC_SCATTER) ||
 	       nr == KC_JOB_SIZE || nr == KC_JOB_GROUP || (nr >= KC_INVADE && nr <= KC_CLAIM);
 }
 

@@ -38,6 +38,7 @@
 #define KC_ALLGATHER 38
 #define KC_ALLTOALL 39
 #define KC_ALLTOALLV 40
+#define KC_SCATTER 41
 #define KC_JOB_SIZE 50
 #define KC_JOB_GROUP 51
 #define KC_SHM_OPEN 52
@@ -135,7 +136,40 @@ static inline long mosaic_xsend(int dst, int tag, const void *buf, size_t len)
 	return mosaic_call(KC_XSEND, dst, tag, (long)buf, (long)len, 0);
 }
 
-/* Groups: an ordered list of core ids; the handle (0..3) names the group in collectives. */
+/* Groups: an ordered list of core ids; the handle (0..3) names the group in collectives.
+ *
+ * A collective's group argument is the handle | how: a synchronisation mode and an algorithm
+ * (docs/collectives.md). The handle alone is strict with the tuned algorithm.
+ * - MOSAIC_STRICT: data moves only after every member has arrived, and is done everywhere
+ *   before the first member returns. After the call, every member's part is complete.
+ * - MOSAIC_LOOSE: data moves as soon as a member arrives; a member returns as soon as its
+ *   own part is done, possibly before another member has even called. After the call this
+ *   task's output is final and its input may be reused; nothing is known of the others.
+ * Every member must pass the same how (and root, sizes); a mismatch fails or never ends.
+ * A barrier is its own synchronisation: both modes give the same barrier. */
+#define MOSAIC_STRICT 0L
+#define MOSAIC_LOOSE (1L << 8)
+#define MOSAIC_ALGO(a) ((long)(a) << 12)
+enum mosaic_algo {
+	MOSAIC_ALGO_AUTO,      /* the tuned table's choice for the group's size and the block size */
+	MOSAIC_ALGO_TREE,      /* the mesh tree rooted at the group's centre */
+	MOSAIC_ALGO_FLAT,      /* the root talks to every member directly */
+	MOSAIC_ALGO_BINOMIAL,  /* a binomial tree over the ranks */
+	MOSAIC_ALGO_RING,      /* n - 1 steps around the ranks */
+	MOSAIC_ALGO_RECURSIVE, /* recursive doubling (allreduce), dissemination (barrier) */
+	MOSAIC_ALGO_PAIRWISE,  /* n - 1 rounds of one exchange each */
+};
+/* The algorithms each collective has (bit a: MOSAIC_ALGO(a) is accepted; any other is -22). */
+#define MOSAIC_ALGOS_OF(a, b, c) ((1 << (a)) | (1 << (b)) | (c))
+#define MOSAIC_ALGOS_BARRIER MOSAIC_ALGOS_OF(MOSAIC_ALGO_TREE, MOSAIC_ALGO_FLAT, 1 << MOSAIC_ALGO_RECURSIVE)
+#define MOSAIC_ALGOS_BCAST MOSAIC_ALGOS_OF(MOSAIC_ALGO_TREE, MOSAIC_ALGO_FLAT, 1 << MOSAIC_ALGO_BINOMIAL)
+#define MOSAIC_ALGOS_REDUCE MOSAIC_ALGOS_BCAST
+#define MOSAIC_ALGOS_ALLREDUCE MOSAIC_ALGOS_BARRIER
+#define MOSAIC_ALGOS_GATHER MOSAIC_ALGOS_OF(MOSAIC_ALGO_FLAT, MOSAIC_ALGO_BINOMIAL, 0)
+#define MOSAIC_ALGOS_SCATTER MOSAIC_ALGOS_GATHER
+#define MOSAIC_ALGOS_ALLGATHER MOSAIC_ALGOS_OF(MOSAIC_ALGO_TREE, MOSAIC_ALGO_FLAT, 1 << MOSAIC_ALGO_RING)
+#define MOSAIC_ALGOS_ALLTOALL MOSAIC_ALGOS_OF(MOSAIC_ALGO_FLAT, MOSAIC_ALGO_PAIRWISE, 0) /* and alltoallv */
+
 static inline long mosaic_group_init(const uint16_t *cores, size_t n)
 {
 	return mosaic_call(KC_GROUP_INIT, (long)cores, (long)n, 0, 0, 0);
@@ -164,6 +198,11 @@ static inline long mosaic_allreduce(long g, const int64_t *in, int64_t *out, siz
 static inline long mosaic_gather(long g, int root, const void *in, size_t len, void *out)
 {
 	return mosaic_call(KC_GATHER, g, root, (long)in, (long)len, (long)out);
+}
+/* The root's block r (len bytes at in + r * len) lands at out on rank r. */
+static inline long mosaic_scatter(long g, int root, const void *in, size_t len, void *out)
+{
+	return mosaic_call(KC_SCATTER, g, root, (long)in, (long)len, (long)out);
 }
 static inline long mosaic_allgather(long g, const void *in, size_t len, void *out)
 {

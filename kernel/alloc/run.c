@@ -162,7 +162,7 @@ static void job_task_main(void *arg)
 	int e = g ? msg_group_init(g, jt->cores, jt->size) : -ENOMEM;
 	if (!e) {
 		g->seq = START_BARRIER_SEQ;
-		e = msg_barrier(g);
+		e = msg_barrier(g, MSG_ALGO(MSG_ALGO_TREE)); /* fixed: a job starts the same whatever the tuned table says */
 	}
 	kfree(g);
 	uint64_t t_start = vtime_now_ns();

@@ -1,5 +1,6 @@
-/* Groups and collectives over the message API (see group.h). */
-#include "kernel/msg/group.h"
+/* Groups, and the collectives' public calls: checks, the strict mode's barriers, and which
+ * algorithm of coll_algo.c runs (see group.h). */
+#include "kernel/msg/coll_internal.h"
 #include "kernel/hart.h"
 #include "kernel/errno.h"
 #include "kernel/kheap.h"
@@ -99,216 +100,205 @@ int msg_group_world(struct msg_group *g)
 }
 
 static bool member(const struct msg_group *g) { return g && g->n && g->rank < g->n; }
-static int next_tag(struct msg_group *g) { return (int)(g->seq++ & MSG_TAG_MAX); }
 
-static int coll_send(struct msg_group *g, unsigned rank, int tag, const void *buf, uint32_t len)
+static const unsigned algos_of[COLL_KINDS] = {
+	[COLL_BARRIER] = 1u << MSG_ALGO_TREE | 1u << MSG_ALGO_FLAT | 1u << MSG_ALGO_RECURSIVE,
+	[COLL_BCAST] = 1u << MSG_ALGO_TREE | 1u << MSG_ALGO_FLAT | 1u << MSG_ALGO_BINOMIAL,
+	[COLL_REDUCE] = 1u << MSG_ALGO_TREE | 1u << MSG_ALGO_FLAT | 1u << MSG_ALGO_BINOMIAL,
+	[COLL_ALLREDUCE] = 1u << MSG_ALGO_TREE | 1u << MSG_ALGO_FLAT | 1u << MSG_ALGO_RECURSIVE,
+	[COLL_GATHER] = 1u << MSG_ALGO_FLAT | 1u << MSG_ALGO_BINOMIAL,
+	[COLL_SCATTER] = 1u << MSG_ALGO_FLAT | 1u << MSG_ALGO_BINOMIAL,
+	[COLL_ALLGATHER] = 1u << MSG_ALGO_TREE | 1u << MSG_ALGO_FLAT | 1u << MSG_ALGO_RING,
+	[COLL_ALLTOALL] = 1u << MSG_ALGO_FLAT | 1u << MSG_ALGO_PAIRWISE,
+};
+
+unsigned msg_coll_algos(enum msg_coll kind) { return (unsigned)kind < COLL_KINDS ? algos_of[kind] : 0; }
+
+const char *msg_algo_name(enum msg_algo a)
 {
-	struct msg_request req;
-	int e = msg_isend_typed(g->type, g->cores[rank], tag, buf, len, false, &req);
-	return e ? e : msg_wait(&req, 0);
+	static const char *const names[MSG_ALGO_COUNT] = {"auto", "tree", "flat", "binomial", "ring", "recursive",
+							  "pairwise"};
+	return (unsigned)a < MSG_ALGO_COUNT ? names[a] : "?";
 }
 
-/* Receives exactly len bytes from rank. */
-static int coll_recv(struct msg_group *g, unsigned rank, int tag, void *buf, uint32_t len)
+const char *msg_coll_name(enum msg_coll kind)
 {
-	struct msg_request req;
-	struct msg_status st;
-	int e = msg_irecv_typed(g->type, g->cores[rank], tag, buf, len, &req);
-	if (!e)
-		e = msg_wait(&req, &st);
-	return e ? e : st.len == len ? 0 : -EINVAL;
+	static const char *const names[COLL_KINDS] = {"barrier", "bcast", "reduce", "allreduce", "gather", "scatter",
+						      "allgather", "alltoall"};
+	return (unsigned)kind < COLL_KINDS ? names[kind] : "?";
 }
 
-int msg_barrier(struct msg_group *g)
+int msg_coll_pick(enum msg_coll kind, unsigned how, unsigned n, uint64_t bytes)
+{
+	unsigned sync = how & MSG_SYNC_MASK, a = (how & MSG_HOW_MASK) >> MSG_ALGO_SHIFT;
+	if ((how & ~MSG_HOW_MASK) || sync > MSG_LOOSE || a >= MSG_ALGO_COUNT || (unsigned)kind >= COLL_KINDS)
+		return -EINVAL;
+	if (a == MSG_ALGO_AUTO)
+		return coll_tuned(kind, n, bytes);
+	return algos_of[kind] & (1u << a) ? (int)a : -EINVAL;
+}
+
+static int barrier_by(struct msg_group *g, int algo)
+{
+	return algo == MSG_ALGO_FLAT ? barrier_flat(g) : algo == MSG_ALGO_RECURSIVE ? barrier_dissemination(g)
+										   : barrier_tree(g);
+}
+
+/* The strict mode's fence: the tuned barrier, before and after the data move. */
+static int strict_fence(struct msg_group *g, unsigned how)
+{
+	if ((how & MSG_SYNC_MASK) != MSG_STRICT)
+		return 0;
+	return barrier_by(g, coll_tuned(COLL_BARRIER, g->n, 0));
+}
+
+int msg_barrier(struct msg_group *g, unsigned how)
 {
 	if (!member(g))
 		return -EINVAL;
-	int tag = next_tag(g), e = 0;
-	for (unsigned c = 0; c < g->nchildren && !e; c++)
-		e = coll_recv(g, g->children[c], tag, 0, 0);
-	if (!e && g->rank != g->tree_root) {
-		e = coll_send(g, g->parent[g->rank], tag, 0, 0);
-		if (!e)
-			e = coll_recv(g, g->parent[g->rank], tag, 0, 0);
-	}
-	for (unsigned c = 0; c < g->nchildren && !e; c++)
-		e = coll_send(g, g->children[c], tag, 0, 0);
-	return e;
+	int a = msg_coll_pick(COLL_BARRIER, how, g->n, 0);
+	return a < 0 ? a : barrier_by(g, a);
 }
 
-int msg_bcast(struct msg_group *g, unsigned root, void *buf, uint32_t len)
+int msg_bcast(struct msg_group *g, unsigned how, unsigned root, void *buf, uint32_t len)
 {
 	if (!member(g) || root >= g->n || (len && !buf))
 		return -EINVAL;
 	if (len > NOC_MAX_BODY)
 		return -EMSGSIZE;
-	int tag = next_tag(g), e = 0;
-	if (root != g->tree_root) {
-		if (g->rank == root)
-			e = coll_send(g, g->tree_root, tag, buf, len);
-		else if (g->rank == g->tree_root)
-			e = coll_recv(g, root, tag, buf, len);
-	}
-	if (!e && g->rank != g->tree_root)
-		e = coll_recv(g, g->parent[g->rank], tag, buf, len);
-	for (unsigned c = 0; c < g->nchildren && !e; c++)
-		e = coll_send(g, g->children[c], tag, buf, len);
-	return e;
+	int a = msg_coll_pick(COLL_BCAST, how, g->n, len), e = a < 0 ? a : strict_fence(g, how);
+	if (!e)
+		e = a == MSG_ALGO_FLAT ? bcast_flat(g, root, buf, len)
+		    : a == MSG_ALGO_BINOMIAL ? bcast_binomial(g, root, buf, len) : bcast_tree(g, root, buf, len);
+	return e ? e : strict_fence(g, how);
 }
 
-static void combine(int64_t *acc, const int64_t *x, unsigned count, enum msg_op op)
+static bool reduce_args_ok(const struct msg_group *g, const int64_t *in, const int64_t *out, bool has_out,
+			   enum msg_op op)
 {
-	for (unsigned i = 0; i < count; i++) {
-		if (op == MSG_OP_SUM)
-			acc[i] += x[i];
-		else if (op == MSG_OP_MIN ? x[i] < acc[i] : x[i] > acc[i])
-			acc[i] = x[i];
-	}
+	return member(g) && in && (!has_out || out) && op >= MSG_OP_SUM && op <= MSG_OP_MAX;
 }
 
-int msg_reduce(struct msg_group *g, unsigned root, const int64_t *in, int64_t *out, unsigned count, enum msg_op op)
+int msg_reduce(struct msg_group *g, unsigned how, unsigned root, const int64_t *in, int64_t *out, unsigned count,
+	       enum msg_op op)
 {
-	if (!member(g) || root >= g->n || !in || (g->rank == root && !out) || op < MSG_OP_SUM || op > MSG_OP_MAX)
+	if (!reduce_args_ok(g, in, out, g && g->rank == root, op) || root >= g->n)
 		return -EINVAL;
-	uint32_t bytes = count * sizeof(int64_t);
 	if (count > NOC_MAX_BODY / sizeof(int64_t))
 		return -EMSGSIZE;
-	int tag = next_tag(g), e = 0;
-	int64_t *acc = kmalloc(bytes ? bytes : 1), *tmp = kmalloc(bytes ? bytes : 1);
-	if (!acc || !tmp) {
-		kfree(acc);
-		kfree(tmp);
-		return -ENOMEM;
-	}
-	memcpy(acc, in, bytes);
-	for (unsigned c = 0; c < g->nchildren && !e; c++) {
-		e = coll_recv(g, g->children[c], tag, tmp, bytes);
-		if (!e)
-			combine(acc, tmp, count, op);
-	}
-	if (!e) {
-		if (g->rank != g->tree_root)
-			e = coll_send(g, g->parent[g->rank], tag, acc, bytes);
-		else if (root == g->tree_root)
-			memcpy(out, acc, bytes);
-		else
-			e = coll_send(g, root, tag, acc, bytes);
-	}
-	if (!e && g->rank == root && root != g->tree_root)
-		e = coll_recv(g, g->tree_root, tag, out, bytes);
-	kfree(acc);
-	kfree(tmp);
-	return e;
+	int a = msg_coll_pick(COLL_REDUCE, how, g->n, count * sizeof(int64_t)), e = a < 0 ? a : strict_fence(g, how);
+	if (!e)
+		e = a == MSG_ALGO_FLAT ? reduce_flat(g, root, in, out, count, op)
+		    : a == MSG_ALGO_BINOMIAL ? reduce_binomial(g, root, in, out, count, op)
+					     : reduce_tree(g, root, in, out, count, op);
+	return e ? e : strict_fence(g, how);
 }
 
-int msg_allreduce(struct msg_group *g, const int64_t *in, int64_t *out, unsigned count, enum msg_op op)
+int msg_allreduce(struct msg_group *g, unsigned how, const int64_t *in, int64_t *out, unsigned count, enum msg_op op)
 {
-	if (!member(g) || !out)
+	if (!reduce_args_ok(g, in, out, true, op))
 		return -EINVAL;
-	int e = msg_reduce(g, g->tree_root, in, out, count, op);
-	return e ? e : msg_bcast(g, g->tree_root, out, count * sizeof(int64_t));
+	if (count > NOC_MAX_BODY / sizeof(int64_t))
+		return -EMSGSIZE;
+	uint32_t bytes = count * sizeof(int64_t);
+	int a = msg_coll_pick(COLL_ALLREDUCE, how, g->n, bytes), e = a < 0 ? a : strict_fence(g, how);
+	if (!e) {
+		if (a == MSG_ALGO_RECURSIVE)
+			e = allreduce_recursive(g, in, out, count, op);
+		else if (a == MSG_ALGO_FLAT && !(e = reduce_flat(g, g->tree_root, in, out, count, op)))
+			e = bcast_flat(g, g->tree_root, out, bytes);
+		else if (a == MSG_ALGO_TREE && !(e = reduce_tree(g, g->tree_root, in, out, count, op)))
+			e = bcast_tree(g, g->tree_root, out, bytes);
+	}
+	return e ? e : strict_fence(g, how);
 }
 
-int msg_gather(struct msg_group *g, unsigned root, const void *in, uint32_t len, void *out)
+/* Root-centred block collectives: the arguments every one of them checks. */
+static int block_args(const struct msg_group *g, unsigned root, const void *mine, uint32_t len, const void *roots)
 {
-	if (!member(g) || root >= g->n || (len && !in) || (g->rank == root && len && !out))
+	if (!member(g) || root >= g->n || (len && !mine) || (g->rank == root && len && !roots))
+		return -EINVAL;
+	return len > NOC_MAX_BODY ? -EMSGSIZE : 0;
+}
+
+int msg_gather(struct msg_group *g, unsigned how, unsigned root, const void *in, uint32_t len, void *out)
+{
+	int e = block_args(g, root, in, len, out), a = e ? e : msg_coll_pick(COLL_GATHER, how, g->n, len);
+	e = a < 0 ? a : strict_fence(g, how);
+	if (!e)
+		e = a == MSG_ALGO_BINOMIAL ? gather_binomial(g, root, in, len, out) : gather_flat(g, root, in, len, out);
+	return e ? e : strict_fence(g, how);
+}
+
+int msg_scatter(struct msg_group *g, unsigned how, unsigned root, const void *in, uint32_t len, void *out)
+{
+	int e = block_args(g, root, out, len, in), a = e ? e : msg_coll_pick(COLL_SCATTER, how, g->n, len);
+	e = a < 0 ? a : strict_fence(g, how);
+	if (!e)
+		e = a == MSG_ALGO_BINOMIAL ? scatter_binomial(g, root, in, len, out)
+					   : scatter_flat(g, root, in, len, out);
+	return e ? e : strict_fence(g, how);
+}
+
+/* Four arrays of n: counts and displacements for the uniform exchanges (allgather's flat
+ * one sends the same block to everyone, alltoall's sends block r to rank r). */
+static uint32_t *uniform_vectors(unsigned n, uint32_t len, bool same_block)
+{
+	uint32_t *v = kmalloc(4 * n * sizeof *v);
+	for (unsigned r = 0; v && r < n; r++) {
+		v[r] = v[2 * n + r] = len;
+		v[n + r] = same_block ? 0 : r * len;
+		v[3 * n + r] = r * len;
+	}
+	return v;
+}
+
+int msg_allgather(struct msg_group *g, unsigned how, const void *in, uint32_t len, void *out)
+{
+	if (!member(g) || (len && (!in || !out)))
 		return -EINVAL;
 	if (len > NOC_MAX_BODY)
 		return -EMSGSIZE;
-	int tag = next_tag(g);
-	if (g->rank != root)
-		return coll_send(g, root, tag, in, len);
-	struct msg_request *reqs = kmalloc(g->n * sizeof *reqs);
-	if (!reqs)
-		return -ENOMEM;
-	int e = 0;
-	unsigned posted = 0;
-	for (unsigned r = 0; r < g->n && !e; r++) {
-		if (r == root)
-			continue;
-		e = msg_irecv_typed(g->type, g->cores[r], tag, (uint8_t *)out + r * len, len, &reqs[posted]);
-		if (!e)
-			posted++;
-	}
-	memcpy((uint8_t *)out + root * len, in, len);
-	for (unsigned i = 0; i < posted; i++) {
-		struct msg_status st;
-		int w = msg_wait(&reqs[i], &st);
-		if (!e && (w || st.len != len))
-			e = w ? w : -EINVAL;
-	}
-	kfree(reqs);
-	return e;
+	int a = msg_coll_pick(COLL_ALLGATHER, how, g->n, len), e = a < 0 ? a : strict_fence(g, how);
+	if (!e && a == MSG_ALGO_RING)
+		e = allgather_ring(g, in, len, out);
+	else if (!e && a == MSG_ALGO_FLAT) {
+		uint32_t *v = uniform_vectors(g->n, len, true);
+		e = v ? alltoallv_flat(g, in, v, v + g->n, out, v + 2 * g->n, v + 3 * g->n) : -ENOMEM;
+		kfree(v);
+	} else if (!e && !(e = gather_flat(g, g->tree_root, in, len, out)))
+		e = bcast_tree(g, g->tree_root, out, (uint64_t)len * g->n);
+	return e ? e : strict_fence(g, how);
 }
 
-int msg_allgather(struct msg_group *g, const void *in, uint32_t len, void *out)
-{
-	if (!member(g))
-		return -EINVAL;
-	if ((uint64_t)len * g->n > NOC_MAX_BODY)
-		return -EMSGSIZE;
-	int e = msg_gather(g, g->tree_root, in, len, out);
-	return e ? e : msg_bcast(g, g->tree_root, out, len * g->n);
-}
-
-int msg_alltoallv(struct msg_group *g, const void *in, const uint32_t *sendcounts, const uint32_t *sdispls,
-		  void *out, const uint32_t *recvcounts, const uint32_t *rdispls)
+int msg_alltoallv(struct msg_group *g, unsigned how, const void *in, const uint32_t *sendcounts,
+		  const uint32_t *sdispls, void *out, const uint32_t *recvcounts, const uint32_t *rdispls)
 {
 	if (!member(g) || !sendcounts || !sdispls || !recvcounts || !rdispls)
 		return -EINVAL;
-	for (unsigned r = 0; r < g->n; r++)
+	uint64_t total = 0;
+	for (unsigned r = 0; r < g->n; r++) {
 		if (sendcounts[r] > NOC_MAX_BODY || recvcounts[r] > NOC_MAX_BODY)
 			return -EMSGSIZE;
+		total += sendcounts[r];
+	}
 	if (sendcounts[g->rank] != recvcounts[g->rank])
 		return -EINVAL;
-	int tag = next_tag(g), e = 0;
-	struct msg_request *reqs = kmalloc(2 * g->n * sizeof *reqs);
-	if (!reqs)
-		return -ENOMEM;
-	unsigned nreq = 0, nrecv;
-	for (unsigned i = 1; i < g->n && !e; i++) {
-		unsigned r = (g->rank + g->n - i) % g->n;
-		e = msg_irecv_typed(g->type, g->cores[r], tag, (uint8_t *)out + rdispls[r], recvcounts[r], &reqs[nreq]);
-		if (!e)
-			nreq++;
-	}
-	nrecv = nreq;
-	memcpy((uint8_t *)out + rdispls[g->rank], (const uint8_t *)in + sdispls[g->rank], sendcounts[g->rank]);
-	/* start with the next rank up, so the sends of all ranks spread over the destinations */
-	for (unsigned i = 1; i < g->n && !e; i++) {
-		unsigned r = (g->rank + i) % g->n;
-		e = msg_isend_typed(g->type, g->cores[r], tag, (const uint8_t *)in + sdispls[r], sendcounts[r], false,
-				    &reqs[nreq]);
-		if (!e)
-			nreq++;
-	}
-	for (unsigned i = 0; i < nreq; i++) {
-		struct msg_status st;
-		int w = msg_wait(&reqs[i], &st);
-		if (!e && w)
-			e = w;
-		if (!e && i < nrecv) {
-			unsigned r = (g->rank + g->n - 1 - i) % g->n;
-			if (st.len != recvcounts[r])
-				e = -EINVAL;
-		}
-	}
-	kfree(reqs);
-	return e;
+	int a = msg_coll_pick(COLL_ALLTOALL, how, g->n, total / g->n), e = a < 0 ? a : strict_fence(g, how);
+	if (!e)
+		e = a == MSG_ALGO_PAIRWISE ? alltoallv_pairwise(g, in, sendcounts, sdispls, out, recvcounts, rdispls)
+					   : alltoallv_flat(g, in, sendcounts, sdispls, out, recvcounts, rdispls);
+	return e ? e : strict_fence(g, how);
 }
 
-int msg_alltoall(struct msg_group *g, const void *in, uint32_t len, void *out)
+int msg_alltoall(struct msg_group *g, unsigned how, const void *in, uint32_t len, void *out)
 {
 	if (!member(g))
 		return -EINVAL;
-	uint32_t *v = kmalloc(4 * g->n * sizeof *v);
+	uint32_t *v = uniform_vectors(g->n, len, false);
 	if (!v)
 		return -ENOMEM;
-	for (unsigned r = 0; r < g->n; r++) {
-		v[r] = v[2 * g->n + r] = len;
-		v[g->n + r] = v[3 * g->n + r] = r * len;
-	}
-	int e = msg_alltoallv(g, in, v, v + g->n, out, v + 2 * g->n, v + 3 * g->n);
+	int e = msg_alltoallv(g, how, in, v, v + g->n, out, v + 2 * g->n, v + 3 * g->n);
 	kfree(v);
 	return e;
 }

@@ -12,6 +12,7 @@
 #include "kernel/vtime.h"
 #include "lib/string.h"
 #include "lib/format.h"
+#include "tests/ktest/coll_check.h"
 
 static volatile int results[MOSAIC_MAX_HARTS];
 
@@ -447,7 +448,7 @@ KTEST(noc, bad_input_gets_error_codes)
 	uint16_t other[1] = {(uint16_t)(this_cpu() == 0 ? 1 : 0)};
 	if (hart_count >= 2) {
 		KT_ASSERT_EQ(msg_group_init(&g, other, 1), 0);
-		KT_ASSERT_EQ(msg_barrier(&g), -EINVAL); /* not a member */
+		KT_ASSERT_EQ(msg_barrier(&g, MSG_STRICT), -EINVAL); /* not a member */
 	}
 	/* nothing was sent by any of this: our mailbox is empty */
 	KT_ASSERT_EQ(msg_tryrecv(MSG_ANY_SOURCE, MSG_ANY_TAG, buf, sizeof buf, &st), -EAGAIN);
@@ -488,150 +489,16 @@ KTEST(noc, trysend_reports_no_credit)
 	KT_ASSERT_EQ(tp.err_line, 0);
 }
 
-/* ---- collectives ---- */
-
-struct coll_run {
-	const uint16_t *cores;
-	unsigned n;
-	int err_line[MOSAIC_MAX_HARTS];
-};
-
-#define CCHECK(cond)                                         \
-	do {                                                 \
-		if (!(cond) && !run->err_line[me])           \
-			run->err_line[me] = __LINE__;        \
-	} while (0)
-
-static void collectives(void *arg)
-{
-	struct coll_run *run = arg;
-	unsigned me = this_cpu();
-	static int64_t in[MOSAIC_MAX_HARTS][4], out[MOSAIC_MAX_HARTS][4];
-	static uint64_t gathered[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS], blocks[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS];
-	static uint8_t vin[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS * 16], vout[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS * 16];
-	struct msg_group g;
-	CCHECK(msg_group_init(&g, run->cores, run->n) == 0);
-	unsigned n = g.n, rank = g.rank;
-	CCHECK(rank < n);
-	for (int i = 0; i < 3; i++)
-		CCHECK(msg_barrier(&g) == 0);
-
-	uint8_t b[100];
-	for (int i = 0; i < 100; i++)
-		b[i] = rank == n - 1 ? (uint8_t)(i * 3 + n) : 0;
-	CCHECK(msg_bcast(&g, n - 1, b, sizeof b) == 0);
-	for (int i = 0; i < 100; i++)
-		CCHECK(b[i] == (uint8_t)(i * 3 + n));
-
-	for (int i = 0; i < 4; i++)
-		in[me][i] = (int64_t)(rank + 1) * (i + 1) * (i == 3 ? -1 : 1);
-	int64_t nn = (int64_t)n;
-	static const enum msg_op ops[3] = {MSG_OP_SUM, MSG_OP_MIN, MSG_OP_MAX};
-	for (int o = 0; o < 3; o++) {
-		for (int all = 0; all < 2; all++) {
-			for (int i = 0; i < 4; i++)
-				out[me][i] = 12345;
-			unsigned root = n / 2;
-			if (all)
-				CCHECK(msg_allreduce(&g, in[me], out[me], 4, ops[o]) == 0);
-			else
-				CCHECK(msg_reduce(&g, root, in[me], out[me], 4, ops[o]) == 0);
-			if (!all && rank != root)
-				continue;
-			for (int i = 0; i < 4; i++) {
-				int64_t k = (i + 1) * (i == 3 ? -1 : 1);
-				int64_t lo = k > 0 ? k : k * nn, hi = k > 0 ? k * nn : k;
-				int64_t want = ops[o] == MSG_OP_SUM ? k * nn * (nn + 1) / 2 : ops[o] == MSG_OP_MIN ? lo : hi;
-				CCHECK(out[me][i] == want);
-			}
-		}
-	}
-
-	uint64_t mine = rank * 1000 + 1;
-	CCHECK(msg_gather(&g, 0, &mine, sizeof mine, gathered[me]) == 0);
-	if (rank == 0)
-		for (unsigned r = 0; r < n; r++)
-			CCHECK(gathered[me][r] == r * 1000 + 1);
-	for (unsigned r = 0; r < n; r++)
-		gathered[me][r] = 0;
-	CCHECK(msg_allgather(&g, &mine, sizeof mine, gathered[me]) == 0);
-	for (unsigned r = 0; r < n; r++)
-		CCHECK(gathered[me][r] == r * 1000 + 1);
-
-	for (unsigned r = 0; r < n; r++)
-		blocks[me][r] = rank * 1000 + r;
-	CCHECK(msg_alltoall(&g, blocks[me], sizeof(uint64_t), gathered[me]) == 0);
-	for (unsigned s = 0; s < n; s++)
-		CCHECK(gathered[me][s] == s * 1000 + rank);
-
-	uint32_t sc[MOSAIC_MAX_HARTS], sd[MOSAIC_MAX_HARTS], rc[MOSAIC_MAX_HARTS], rd[MOSAIC_MAX_HARTS], so = 0, ro = 0;
-	for (unsigned r = 0; r < n; r++) {
-		sc[r] = (rank + r) % 5 * 3; /* 0..12 bytes, some empty */
-		sd[r] = so;
-		so += sc[r];
-		rc[r] = (r + rank) % 5 * 3;
-		rd[r] = ro;
-		ro += rc[r];
-		for (uint32_t i = 0; i < sc[r]; i++)
-			vin[me][sd[r] + i] = (uint8_t)(rank * 7 + r + i);
-	}
-	CCHECK(msg_alltoallv(&g, vin[me], sc, sd, vout[me], rc, rd) == 0);
-	for (unsigned s = 0; s < n; s++)
-		for (uint32_t i = 0; i < rc[s]; i++)
-			CCHECK(vout[me][rd[s] + i] == (uint8_t)(s * 7 + rank + i));
-	CCHECK(msg_barrier(&g) == 0);
-	/* nothing stray is left behind by any collective */
-	struct msg_status st;
-	CCHECK(msg_probe_typed(MSG_TYPE_COLL, MSG_ANY_SOURCE, MSG_ANY_TAG, false, &st) == -EAGAIN);
-}
-
-static bool run_collectives(struct ktest_ctx *kt, const uint16_t *cores, unsigned n, const char *what)
-{
-	struct coll_run run = {.cores = cores, .n = n};
-	uint64_t t0 = timer_now();
-	if (!ktest_run_on(cores, n, collectives, &run)) {
-		ktest_fail(kt, __FILE__, __LINE__, "could not start the group %s", what);
-		return false;
-	}
-	for (unsigned i = 0; i < n; i++)
-		if (run.err_line[cores[i]]) {
-			ktest_fail(kt, __FILE__, run.err_line[cores[i]], "group %s, core %u", what, cores[i]);
-			return false;
-		}
-	kprintf("ktest:   collectives on %s (%u cores): ok in %lu us\n", what, n, timer_ticks_to_us(timer_now() - t0));
-	return true;
-}
-
+/* The collectives' full check (tests/ktest/coll_check.h) with the default how: strict, tuned. The
+ * coll suite runs it with every algorithm and both modes. */
 KTEST(noc, collectives_on_many_group_sizes)
 {
-	static const unsigned sizes[] = {1, 2, 7, 36, 64, 128};
-	uint16_t cores[MOSAIC_MAX_HARTS];
-	for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-		if (sizes[s] > hart_count)
-			continue;
-		/* a block of consecutive cores, shifted so the group does not start at core 0 */
-		for (unsigned i = 0; i < sizes[s]; i++)
-			cores[i] = (uint16_t)((i + hart_count - sizes[s]) % hart_count);
-		char what[24];
-		snprintf(what, sizeof what, "%u cores", sizes[s]);
-		if (!run_collectives(kt, cores, sizes[s], what))
-			return;
-	}
+	coll_check_sizes(kt, COLL_CHECK_DEFAULT);
 }
 
 KTEST(noc, collectives_on_a_scattered_group)
 {
-	/* every third core, in a shuffled rank order: not a rectangle, ranks unlike core ids */
-	uint16_t cores[MOSAIC_MAX_HARTS];
-	unsigned n = 0;
-	for (unsigned c = hart_count; c-- > 0;)
-		if (c % 3 == 1)
-			cores[n++] = (uint16_t)c;
-	if (n < 2) {
-		kprintf("ktest:   (skipped: needs at least 5 harts)\n");
-		return;
-	}
-	run_collectives(kt, cores, n, "every third core");
+	coll_check_scattered(kt, COLL_CHECK_DEFAULT);
 }
 
 /* The tree's definition, pairwise (what msg_group_init computed before it searched rings and

@@ -118,7 +118,7 @@ static void run_here(void *arg)
 	struct msg_group g;
 	int e = msg_group_init(&g, m->cores, m->n);
 	if (!e)
-		e = msg_barrier(&g);
+		e = msg_barrier(&g, MSG_ALGO(MSG_ALGO_TREE));
 	if (e) {
 		msg_session_end();
 		m->res[this_cpu()] = (struct utask_result){.status = e};
