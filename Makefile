@@ -62,7 +62,7 @@ VTIME_BOOTARG := $(if $(filter 0,$(VTIME)),,vtime=1 )
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
 
-.PHONY: all deps check-harts qemu qemu-gdb gdb run test fuzz bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm prof clean help
+.PHONY: all deps check-harts qemu qemu-gdb gdb run test fuzz bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll prof clean help
 
 all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
 
@@ -163,13 +163,16 @@ bench-invade: all
 bench-shm: all
 	python3 scripts/bench-shm
 
+bench-coll: all
+	python3 scripts/bench-coll
+
 bench-alloc: all
 	python3 scripts/bench-alloc --clock serial
 	python3 scripts/bench-alloc --clock virtual
 
 # CMD is one shell command; the profile goes to the terminal and build/prof/prof.json.
 prof: check-harts all
-	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll barrier 16' HARTS=16"; exit 2; }
+	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll 1 16' HARTS=16"; exit 2; }
 	python3 scripts/mosaic-prof --harts $(HARTS) $(if $(MESH),--mesh $(MESH)) --json $(BUILD)/prof/prof.json $(PROF_ARGS) "$$CMD"
 
 clean:
@@ -202,6 +205,8 @@ help:
 	@echo "                  -> build/bench/invade.json"
 	@echo "  make bench-shm   one exchange between two tasks of a job through messages and through a shared"
 	@echo "                  window, 8 B..64 KiB (-icount, virtual and serial clocks) -> build/bench/shm.json, shm.png"
+	@echo "  make bench-coll  every collective's algorithms, strict and loose, tuned against fixed, sequences"
+	@echo "                  (128 harts, -icount, virtual clock) -> build/bench/coll.json, coll.png"
 	@echo "  make prof CMD='...'  guest instructions of one shell command by kernel function and hart (QEMU"
 	@echo "                  exec trace, -icount) -> build/prof/prof.json; PROF_ARGS='--marked --per N --hart C'"
 	@echo "  make deps       install (as root) or name the missing Debian packages"

@@ -45,11 +45,19 @@ def test_bench_shm_refuses_bad_options_and_explains_itself():
         assert r.returncode == 2, (bad, r.stderr)
 
 
+def test_bench_coll_refuses_bad_options_and_explains_itself():
+    r = run([sys.executable, "scripts/bench-coll", "--help"])
+    assert r.returncode == 0 and "strict" in r.stdout and "loose" in r.stdout and "--harts" in r.stdout
+    for bad in (["--reps", "0"], ["--reps", "16"], ["--harts", "3"], ["--harts", "129"]):
+        r = run([sys.executable, "scripts/bench-coll", *bad])
+        assert r.returncode == 2, (bad, r.stderr)
+
+
 def test_make_help_lists_targets_and_variables():
     r = run(["make", "-s", "help"])
     assert r.returncode == 0
     for word in ("qemu", "qemu-gdb", "gdb", "run", "test", "bench-boot", "bench-noc", "bench-kernel", "bench-alloc",
-                 "bench-invade", "bench-shm", "clean", "HARTS", "MESH", "BOOTARGS", "ACCEL", "ICOUNT"):
+                 "bench-invade", "bench-shm", "bench-coll", "clean", "HARTS", "MESH", "BOOTARGS", "ACCEL", "ICOUNT"):
         assert re.search(rf"\b{word}\b", r.stdout), word
 
 

@@ -1,7 +1,8 @@
 /*
  * coll: every collective over a group of tasks, with the default how (strict, tuned) and then
  * with every algorithm of each collective in both modes (user/mosaic.h). The argument is a
- * bit mask of the cores in the group (all below 64); every member runs this program at once.
+ * bit mask of the cores in the group (all below 64), every member running this program at
+ * once; or 0 in a job of at most 64 tasks: the job's group.
  */
 #include <stdio.h>
 #include <string.h>
@@ -90,14 +91,23 @@ int mosaic_main(long mask)
 {
 	uint16_t cores[64];
 	int n = 0, rank = -1;
-	long me = mosaic_core_id();
-	for (int c = 0; c < 64; c++)
-		if (mask & (1L << c)) {
-			if (c == me)
-				rank = n;
-			cores[n++] = (uint16_t)c;
-		}
-	long g = mosaic_group_init(cores, (size_t)n);
+	long me = mosaic_core_id(), g;
+	if (mask == 0) { /* a job of at most 64 tasks: its own group */
+		n = (int)mosaic_job_size();
+		rank = (int)mosaic_rank();
+		g = mosaic_job_group();
+		check("job group", g >= 0 && n >= 1 && n <= 64);
+		if (g < 0 || n < 1 || n > 64)
+			return 1;
+	} else {
+		for (int c = 0; c < 64; c++)
+			if (mask & (1L << c)) {
+				if (c == me)
+					rank = n;
+				cores[n++] = (uint16_t)c;
+			}
+		g = mosaic_group_init(cores, (size_t)n);
+	}
 	check("group_init", g >= 0 && rank >= 0);
 	for (int variant = -1; variant < VARIANTS; variant++)
 		battery(g, n, rank, variant);

@@ -1,6 +1,6 @@
 /*
  * The collectives' tuned table and the measurements behind it (docs/collectives.md).
- * `coll tune` times every algorithm of every collective on groups of 2, 4, 8, ... cores
+ * coll_tune (the shell's `coll tune`, kernel/msg/coll_shell.c) times every algorithm of every collective on groups of 2, 4, 8, ... cores
  * and on message sizes of 8 B to 64 KiB, and keeps the fastest for the boot; `coll table`
  * shows it. A collective called with MSG_ALGO_AUTO looks its choice up by the group's size
  * class (ceil log2 n) and the block's size class; an entry never measured falls back to
@@ -19,7 +19,6 @@
 #include "kernel/ktest.h"
 #include "kernel/kheap.h"
 #include "kernel/errno.h"
-#include "kernel/shell.h"
 #include "kernel/console.h"
 #include "kernel/vtime.h"
 #include "drivers/timer.h"
@@ -245,6 +244,14 @@ int coll_tune(unsigned reps, bool verbose)
 	return measure(cores, hart_count, &none, 1, 1, &dummy, true);
 }
 
+uint8_t coll_table_entry(enum msg_coll kind, unsigned group_class, unsigned size_class, uint64_t *ns)
+{
+	*ns = table_ns[kind][group_class][size_class];
+	return __atomic_load_n(&table[kind][group_class][size_class], __ATOMIC_RELAXED);
+}
+
+enum msg_algo coll_untuned(enum msg_coll kind) { return (enum msg_algo)untuned[kind]; }
+
 bool coll_table_tuned(void)
 {
 	for (unsigned k = 0; k < COLL_KINDS; k++)
@@ -253,84 +260,4 @@ bool coll_table_tuned(void)
 				if (__atomic_load_n(&table[k][c][s], __ATOMIC_RELAXED))
 					return true;
 	return false;
-}
-
-/* ---- the shell ---- */
-
-static void print_table(bool json)
-{
-	bool tuned = coll_table_tuned();
-	if (!json)
-		kprintf("coll: %s; rows: collective and group size (up to), columns: block bytes (up to)\n",
-			tuned ? "tuned table" : "not tuned yet (every entry is the default; 'coll tune' measures)");
-	if (!json) {
-		kprintf("%-10s %5s", "coll", "n<=");
-		for (unsigned s = 0; s < COLL_SIZE_CLASSES; s++)
-			kprintf(" %16u", size_class_bytes[s]);
-		kprintf("\n");
-	}
-	for (unsigned k = 0; k < COLL_KINDS; k++)
-		for (unsigned c = 1; c < COLL_GROUP_CLASSES && (1u << (c - 1)) < hart_count; c++) {
-			if (!json)
-				kprintf("%-10s %5u", msg_coll_name((enum msg_coll)k), 1u << c);
-			for (unsigned s = 0; s < (k == COLL_BARRIER ? 1u : COLL_SIZE_CLASSES); s++) {
-				unsigned a = __atomic_load_n(&table[k][c][s], __ATOMIC_RELAXED);
-				enum msg_algo eff = coll_tuned((enum msg_coll)k, 1u << c, size_class_bytes[s]);
-				if (json)
-					kprintf("coll: {\"kind\": \"table\", \"coll\": \"%s\", \"n_max\": %u, \"bytes_max\": %u, "
-						"\"algo\": \"%s\", \"measured\": %s, \"ns\": %lu}\n",
-						msg_coll_name((enum msg_coll)k), 1u << c, k == COLL_BARRIER ? 0 : size_class_bytes[s],
-						msg_algo_name(eff), a ? "true" : "false", a ? table_ns[k][c][s] : 0);
-				else if (a)
-					kprintf(" %9s %6lu", msg_algo_name(eff), table_ns[k][c][s]);
-				else
-					kprintf(" %9s(%s)", "", msg_algo_name(eff));
-			}
-			if (!json)
-				kprintf("\n");
-		}
-}
-
-SHELL_CMD(coll, "coll tune [reps: 1..15, default 3] [verbose] | coll table [json] | coll algos",
-	  "collectives: measure every algorithm and keep the fastest per group and message size for this boot "
-	  "(tune), show the choices with the winners' ns (table; '(x)': not measured, x is used), list the algorithms")
-{
-	if (argc >= 2 && strcmp(argv[1], "algos") == 0 && argc == 2) {
-		for (unsigned k = 0; k < COLL_KINDS; k++) {
-			kprintf("%-10s", msg_coll_name((enum msg_coll)k));
-			for (unsigned a = 1; a < MSG_ALGO_COUNT; a++)
-				if (msg_coll_algos((enum msg_coll)k) & (1u << a))
-					kprintf(" %s", msg_algo_name((enum msg_algo)a));
-			kprintf("   (untuned: %s)\n", msg_algo_name((enum msg_algo)untuned[k]));
-		}
-		return 0;
-	}
-	if (argc >= 2 && strcmp(argv[1], "table") == 0 && argc <= 3) {
-		if (argc == 3 && strcmp(argv[2], "json") != 0)
-			return SHELL_USAGE;
-		print_table(argc == 3);
-		return 0;
-	}
-	if (argc >= 2 && strcmp(argv[1], "tune") == 0 && argc <= 4) {
-		uint64_t reps = 3;
-		bool verbose = false;
-		for (int i = 2; i < argc; i++) {
-			if (strcmp(argv[i], "verbose") == 0)
-				verbose = true;
-			else if (!parse_u64(argv[i], &reps) || reps < 1 || reps > COLL_MEASURE_MAX_REPS)
-				return SHELL_USAGE;
-		}
-		uint64_t t0 = timer_now();
-		int e = coll_tune((unsigned)reps, verbose);
-		if (e) {
-			kprintf("coll: tune failed: %s%s; the table is as it was\n", kstrerror(e),
-				e == -EBUSY ? " (a core is busy: tuning needs every core idle, no job running)" : "");
-			return 1;
-		}
-		kprintf("coll: tuned on %u cores in %lu ms of this core's clock\n", hart_count,
-			timer_ticks_to_ns(timer_now() - t0) / 1000000);
-		print_table(false);
-		return 0;
-	}
-	return SHELL_USAGE;
 }

@@ -36,5 +36,10 @@ int coll_measure(const uint16_t *cores, unsigned n, const struct coll_trial *tri
 /* Measures every algorithm on groups of 2, 4, ... up to every core and installs the fastest. */
 int coll_tune(unsigned reps, bool verbose);
 bool coll_table_tuned(void);
+/* One entry of the table (0: not measured) and its winner's time; the untuned default. */
+uint8_t coll_table_entry(enum msg_coll kind, unsigned group_class, unsigned size_class, uint64_t *ns);
+enum msg_algo coll_untuned(enum msg_coll kind);
+/* Why tuning may not run now (a task runs, a job is in the system), or NULL (coll_shell.c). */
+const char *coll_tune_refusal(void);
 
 #endif

@@ -1,0 +1,1 @@
+"""bench-coll's modules: analysis (penalties, tuned against fixed, pipelining, goals) and plot."""

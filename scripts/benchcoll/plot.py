@@ -1,0 +1,49 @@
+"""bench-coll's figure: time against group size per algorithm for four collectives (loose mode), the
+penalty of the worst fixed choice against n, and strict against loose on sequences."""
+
+
+def draw(result, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    table = result["points"]
+    panels = [("barrier", 0), ("bcast", 512), ("allreduce", 8), ("alltoall", 8)]
+    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    for ax, (coll, nbytes) in zip(axes.flat, panels):
+        rows = [r for r in table if r["coll"] == coll and r["bytes"] == nbytes and r["mode"] == "loose"]
+        algos = sorted({a for r in rows for a in r["fixed_ns"]})
+        ns = [r["n"] for r in rows]
+        for a in algos:
+            ax.plot(ns, [r["fixed_ns"].get(a) for r in rows], marker="o", label=a)
+        ax.plot(ns, [r["tuned_ns"] for r in rows], "k--", marker="x", label="tuned")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("group size n")
+        ax.set_ylabel("ns (virtual clock)")
+        ax.set_title(f"{coll}, {nbytes} B, loose")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    ax = axes.flat[4]
+    for coll in sorted({r["coll"] for r in table}):
+        rows = [r for r in table if r["coll"] == coll and r["mode"] == "loose"]
+        ns = sorted({r["n"] for r in rows})
+        ax.plot(ns, [max(r["penalty_of_worst"] for r in rows if r["n"] == n) for n in ns], marker="o", label=coll)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("group size n")
+    ax.set_ylabel("worst fixed / best fixed")
+    ax.set_title("penalty of the worst fixed algorithm (loose, largest over sizes)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    ax = axes.flat[5]
+    for coll, modes in sorted(result["sequences"].items()):
+        for mode, xs in sorted(modes.items()):
+            ax.plot([x["k"] for x in xs], [x["ns_per_op"] for x in xs], marker="o",
+                    linestyle="-" if mode == "loose" else ":", label=f"{coll} {mode}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("collectives back to back (k)")
+    ax.set_ylabel("ns per collective")
+    ax.set_title("strict vs loose on a sequence (whole machine, 512 B)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
