@@ -1,6 +1,6 @@
 /*
  * The collectives benchmark behind `make bench-coll` (scripts/bench-coll runs it under -icount
- * with per-core virtual time and collects the lines). Shell command `bench_coll [reps] [max_n]`:
+ * with per-core virtual time and collects the lines). Shell command `bench_collectives [reps] [max_n]`:
  * every result is one line "bench-coll: {json}".
  *   tuned     `coll tune` first, so that strict mode's fences are the tuned barrier everywhere
  *   point     one collective (k = 1) per algorithm and mode, and with the tuned choice ("auto"), on
@@ -79,7 +79,7 @@ static int run_sequences(const uint16_t *cores, unsigned n, unsigned reps)
 	return e;
 }
 
-SHELL_CMD(bench_coll, "bench_coll [reps: 1..15, default 3] [max_n: 2..cores, default all]",
+SHELL_CMD(bench_collectives, "bench_collectives [reps: 1..15, default 3] [max_n: 2..cores, default all]",
 	  "collectives benchmark (run by make bench-coll): every algorithm and mode, then tuned, then sequences")
 {
 	uint64_t reps = 3, max_n = hart_count;

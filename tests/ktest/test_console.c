@@ -1,5 +1,6 @@
 /* ktest suite "console": lines printed by many harts at once never interleave (checked by the host test too). */
 #include "kernel/ktest.h"
+#include "kernel/shell.h"
 #include "kernel/hart.h"
 #include "kernel/console.h"
 #include "lib/format.h"
@@ -53,4 +54,17 @@ KTEST(console, parallel_lines_stay_whole)
 		n = 0;
 	}
 	KT_ASSERT_EQ(lines, hart_count * (unsigned)LINES_PER_HART);
+}
+
+/* Two commands of one name would leave the second unreachable (the shell runs the first it finds):
+ * bench_coll once had a namesake. */
+KTEST(console, shell_command_names_are_unique)
+{
+	extern const struct shell_cmd __shellcmds_start[], __shellcmds_end[];
+	for (const struct shell_cmd *a = __shellcmds_start; a < __shellcmds_end; a++)
+		for (const struct shell_cmd *b = a + 1; b < __shellcmds_end; b++)
+			if (strcmp(a->name, b->name) == 0) {
+				ktest_fail(kt, __FILE__, __LINE__, "two shell commands are called '%s'", a->name);
+				return;
+			}
 }
