@@ -167,8 +167,8 @@ static bool run_collectives(struct ktest_ctx *kt, const uint16_t *cores, unsigne
 				   cores[i]);
 			return false;
 		}
-	kprintf("ktest:   collectives on %s (%u cores), variant %d: ok in %lu us\n", what, n, variant,
-		timer_ticks_to_us(timer_now() - t0));
+	kprintf("ktest:   collectives on %s (%u cores): ok in %lu us (variant %d%s)\n", what, n,
+		timer_ticks_to_us(timer_now() - t0), variant, variant < 0 ? ": strict, tuned" : "");
 	return true;
 }
 
