@@ -42,7 +42,7 @@ def draw(result, path):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("collectives back to back (k)")
     ax.set_ylabel("ns per collective")
-    ax.set_title("strict vs loose on a sequence (whole machine, 512 B)")
+    ax.set_title("strict vs loose, k in a row (all cores, 512 B)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
