@@ -20,6 +20,7 @@
 #include "drivers/timer.h"
 #include "kernel/vtime.h"
 #include "kernel/shm.h"
+#include "kernel/share.h"
 
 uint64_t utask_cpu_ms = UTASK_CPU_MS_DEFAULT;
 BOOTARG_U64("task_cpu_ms", utask_cpu_ms, 0, 86400000,
@@ -256,6 +257,8 @@ static void task_run(struct utask *t, struct trap_frame *frame, struct utask_res
 	if (t->cpu_ms)
 		timer_set_limit(timer_now() + timer_us_to_ticks(t->cpu_ms * 1000), cpu_limit_passed);
 	as_activate(&t->as);
+	irq_disable();
+	share_arm(); /* a time-sliced core: its slice check survives what the kernel did since */
 	long v = uctx_enter(frame, t->kctx);
 	as_activate(0);
 	csr_clear(sstatus, SSTATUS_SUM);
@@ -876,10 +879,17 @@ void utask_trap(struct trap_frame *f)
 		 * only through pointers checked above (SUM) */
 		csr_set(sstatus, SSTATUS_SUM);
 		irq_enable();
-		f->regs[10] = (uint64_t)user_kcall(t, f->regs[17], args);
+		bool shared = share_active(); /* a time-sliced core (kernel/share.h) */
+		uint64_t t0 = shared ? vtime_now_ns() : 0;
+		f->regs[10] = shared && !share_call_allowed(f->regs[17]) ? (uint64_t)-ENOTSUP
+									 : (uint64_t)user_kcall(t, f->regs[17], args);
 		irq_disable();
 		csr_clear(sstatus, SSTATUS_SUM);
 		leave_if_killed(t);
+		if (shared) {
+			share_note_kcall(t0);
+			share_tick();
+		}
 		return;
 	}
 	t->res->cause = f->scause;
@@ -897,6 +907,7 @@ void utask_interrupted(struct trap_frame *f)
 	struct utask *t = this_hart()->utask;
 	if (t)
 		leave_if_killed(t);
+	share_tick(); /* a time-sliced core: the next task when the slice is over */
 }
 
 /* ---- the shell ---- */
