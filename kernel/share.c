@@ -1,16 +1,21 @@
 /*
- * Time-sliced pico-kernels (see share.h). A shared core keeps one context per task:
- * its kernel stack (which also holds its trap stack), its callee-saved registers
- * (arch/riscv/switch.S) and the per-hart task state the rest of the kernel reads
- * from struct hart: the running utask, its serial (what a kill names), its CPU-limit
- * watchdog (kept as time left, so only its own slices count) and its page table.
+ * Time-sliced pico-kernels and share groups (see share.h). Each core of a group runs a
+ * small scheduler in the context that the group's hart_call started (the host context):
+ * it picks the next task round-robin, switches to it (arch/riscv/switch.S) and gets the
+ * core back when the task's slice is over, when it waits at the group's barrier, or when
+ * it ends. A task keeps its kernel stack (which holds its trap stack), its callee-saved
+ * registers and the per-hart task state the rest of the kernel reads from struct hart:
+ * the running utask, its serial (what a kill names), its CPU-limit watchdog (kept as time
+ * left, so only its own slices count), its page table and its sstatus.SUM.
  *
- * A task is switched out only at the edge back to U-mode (an interrupt taken in
- * U-mode, or the end of a kernel call), never inside the kernel: kernel code on a
- * shared core runs exactly as on a core of its own, and the per-core state of the
- * message layer, the timer and the clocks is never seen half-changed by a second task.
+ * A task gives the core back only at the edge back to U-mode (after an interrupt taken
+ * in U-mode, or at the end of a kernel call), never inside the kernel: kernel code on a
+ * shared core runs as on a core of its own, and no lock is ever held across a switch. A
+ * barrier wait is therefore a kernel call that is made again (SHARE_RESTART moves the
+ * task's pc back onto its ecall) until the barrier opens.
  */
 #include "kernel/share.h"
+#include "kernel/share_internal.h"
 #include "kernel/kcall.h"
 #include "kernel/hart.h"
 #include "kernel/errno.h"
@@ -22,41 +27,31 @@
 #include "kernel/vtime.h"
 #include "drivers/timer.h"
 #include "arch/riscv/csr.h"
+#include "arch/riscv/trap.h"
 #include "lib/string.h"
 
 uint64_t share_slice_us = SHARE_SLICE_US_DEFAULT;
 BOOTARG_U64("share_slice_us", share_slice_us, SHARE_SLICE_US_MIN, SHARE_SLICE_US_MAX,
-	    "time slice of a pico-kernel shared by several user tasks, us of guest time");
+	    "time slice of a pico-kernel shared by several user tasks, us on the core's own clock");
+
+const char *const share_wait_names[SHARE_WAITS] = {"spin", "yield", "sleep"};
+const char *const share_place_names[SHARE_PLACES] = {"pinned", "rr", "speed"};
 
 void ctx_switch(uint64_t *save, const uint64_t *load);
 void ctx_first(void);
 
-struct slot {
-	uint64_t ctx[14]; /* ra, sp, s0..s11 while switched out */
-	void *stack;
-	struct share_task *task;
-	/* the hart's task state while switched out */
-	struct utask *utask;
-	uint64_t serial, satp, limit_left;
-	void (*limit_fn)(void);
-	uint64_t t_in, t_first; /* core clock: switched in, first switched in */
-	bool started, done;
-};
-
-struct share_core {
-	struct slot slots[SHARE_MAX];
-	unsigned n, cur, live;
-	uint64_t host[14]; /* the context that called share_run */
-	uint64_t slice_end;  /* the core's clock (ns): the current slice ends */
-	uint64_t next_check; /* timer ticks: the next interrupt that looks at the clock */
-	void *host_stack_base;
-	uint64_t host_stack_top;
-};
-
 /* Written only by the core itself. */
-static struct share_core *shared[MOSAIC_MAX_HARTS];
+struct share_core *share_cores[MOSAIC_MAX_HARTS];
 
-bool share_active(void) { return shared[this_cpu()] != 0; }
+static struct share_core *mine(void) { return share_cores[this_cpu()]; }
+
+static struct slot *running(void)
+{
+	struct share_core *sc = mine();
+	return sc && sc->cur >= 0 ? sc->slots[sc->cur] : 0;
+}
+
+bool share_active(void) { return running() != 0; }
 
 bool share_call_allowed(uint64_t nr)
 {
@@ -67,8 +62,13 @@ bool share_call_allowed(uint64_t nr)
 	case KC_DOMAIN_ID:
 	case KC_TIME_NS:
 	case KC_SLEEP_US:
-	case KC_HEAP_GROW:
+	case KC_SHARE_INFO:
+	case KC_SHARE_BARRIER:
 		return true;
+	case KC_HEAP_GROW:
+		/* the heap is charged to the core's account at its master: a task that may move
+		 * would give it back to another core's */
+		return mine()->g->place == SHARE_PLACE_PINNED;
 	default:
 		return false; /* needs a message identity (or a job) per task: not yet */
 	}
@@ -76,12 +76,14 @@ bool share_call_allowed(uint64_t nr)
 
 void share_note_kcall(uint64_t t0_ns)
 {
-	struct share_core *sc = shared[this_cpu()];
-	if (sc)
-		sc->slots[sc->cur].task->sys_ns += vtime_now_ns() - t0_ns;
+	struct slot *s = running();
+	if (s)
+		s->task->sys_ns += vtime_now_ns() - t0_ns;
 }
 
-/* The hart's task state into s (it is being switched out). */
+/* ---- switching ---- */
+
+/* The hart's task state into s (it gives the core back). */
 static void state_save(struct slot *s)
 {
 	struct hart *me = this_hart();
@@ -91,9 +93,11 @@ static void state_save(struct slot *s)
 	s->limit_fn = me->limit_fn;
 	s->limit_left = me->limit_fn && me->limit_deadline > now ? me->limit_deadline - now : 0;
 	s->satp = csr_read(satp);
+	s->sum = csr_read(sstatus) & SSTATUS_SUM;
 }
 
-/* s's task state onto the hart (it is being switched in); none yet if it never ran. */
+/* s's task state onto the hart; none yet if it never ran. A task that ran on another core
+ * finds this hart's pointer in its trap stack's top word, which trap_vector loads into tp. */
 static void state_load(struct slot *s)
 {
 	struct hart *me = this_hart();
@@ -102,193 +106,355 @@ static void state_load(struct slot *s)
 	timer_set_limit(s->limit_fn ? timer_now() + s->limit_left : UINT64_MAX, s->limit_fn);
 	csr_write(satp, s->satp);
 	__asm__ volatile("sfence.vma" ::: "memory");
+	if (s->sum)
+		csr_set(sstatus, SSTATUS_SUM);
+	else
+		csr_clear(sstatus, SSTATUS_SUM);
 	me->kstack_base = s->stack;
 	me->kstack_top = (uint64_t)s->stack + SHARE_STACK_PAGES * PAGE_SIZE;
+	if (s->frame)
+		*(uint64_t *)((uint8_t *)s->frame + sizeof(struct trap_frame)) = (uint64_t)me;
 }
 
-/* The next live task after the current one, round-robin (the current one if it is the only one). */
-static unsigned next_live(const struct share_core *sc)
+/* No task on the hart: the host context's stack, no page table, no watchdog. */
+static void state_host(struct share_core *sc)
 {
-	for (unsigned k = 1; k <= sc->n; k++) {
-		unsigned i = (sc->cur + k) % sc->n;
-		if (!sc->slots[i].done)
-			return i;
-	}
-	return sc->cur;
+	struct hart *me = this_hart();
+	me->utask = 0;
+	__atomic_store_n(&me->task_serial, 0, __ATOMIC_RELEASE);
+	timer_set_limit(UINT64_MAX, 0);
+	csr_write(satp, 0);
+	__asm__ volatile("sfence.vma" ::: "memory");
+	csr_clear(sstatus, SSTATUS_SUM);
+	me->kstack_base = sc->host_stack_base;
+	me->kstack_top = sc->host_stack_top;
 }
 
 /*
- * The slice is measured on the core's own clock, which under vtime=1 counts this
- * hart's instructions and has no timer of its own; the machine timer only brings
- * the core back to look at it, every quarter slice of machine time (under -icount
- * the two clocks agree, without it machine time follows the host).
+ * The slice is measured on the core's own clock, which under vtime=1 counts this hart's
+ * instructions and has no timer of its own; the machine timer only brings the core back
+ * to look at it, every quarter slice of machine time (under -icount the two clocks agree;
+ * without it machine time follows the host).
  */
-static uint64_t check_ticks(void)
-{
-	uint64_t t = timer_us_to_ticks(share_slice_us / 4);
-	return t ? t : 1;
-}
-
 static void arm_check(struct share_core *sc)
 {
-	uint64_t now = timer_now();
+	uint64_t now = timer_now(), t = timer_us_to_ticks(share_slice_us / 4);
 	if (sc->next_check <= now)
-		sc->next_check = now + check_ticks();
+		sc->next_check = now + (t ? t : 1);
 	timer_arm(sc->next_check);
-}
-
-/* A slice begins at `now` (the core's clock) for the current task. */
-static void slice_begin(struct share_core *sc, uint64_t now)
-{
-	sc->slice_end = now + share_slice_us * 1000;
-	sc->next_check = 0;
-	if (sc->live > 1)
-		arm_check(sc);
-}
-
-/* Switches from the current slot to slot i; interrupts off. Returns when the current
- * slot is switched in again (never, if it is done). */
-static void switch_to(struct share_core *sc, unsigned i)
-{
-	struct slot *a = &sc->slots[sc->cur], *b = &sc->slots[i];
-	uint64_t now = vtime_now_ns();
-	if (!a->done) {
-		state_save(a);
-		a->task->cpu_ns += now - a->t_in;
-	}
-	sc->cur = i;
-	if (!b->started) {
-		b->started = true;
-		b->t_first = now;
-	}
-	b->t_in = now;
-	b->task->slices++;
-	state_load(b);
-	slice_begin(sc, now);
-	ctx_switch(a->ctx, b->ctx);
 }
 
 void share_arm(void)
 {
-	struct share_core *sc = shared[this_cpu()];
-	if (sc && sc->live > 1)
+	struct share_core *sc = mine();
+	if (sc && sc->cur >= 0)
 		arm_check(sc);
 }
 
-void share_tick(void)
+/* The running task gives the core back to the host context; interrupts off. Returns when
+ * the task is switched in again (on this core or, after a migration, another). */
+static void to_host(struct share_core *sc, struct slot *s)
 {
-	struct share_core *sc = shared[this_cpu()];
-	if (!sc || sc->live < 2)
+	state_save(s);
+	s->task->cpu_ns += vtime_now_ns() - s->t_in;
+	ctx_switch(s->ctx, sc->host);
+}
+
+void share_tick(struct trap_frame *f)
+{
+	struct share_core *sc = mine();
+	struct slot *s = running();
+	if (!s)
 		return;
-	if (vtime_now_ns() < sc->slice_end) {
+	s->frame = f;
+	if (!s->yield_now && !s->asleep && vtime_now_ns() < sc->slice_end) {
 		arm_check(sc); /* a wait in a kernel call may have re-armed the timer */
 		return;
 	}
-	switch_to(sc, next_live(sc));
+	s->yield_now = false;
+	to_host(sc, s);
 }
 
-/* The bottom of every task's context: runs the task to its end, then hands the core
- * to the next live task, or back to share_run after the last. Never returns. */
+/* The host context runs slot i until it gives the core back; interrupts on around it. */
+static void run_slot(struct share_core *sc, unsigned i)
+{
+	struct slot *s = sc->slots[i];
+	uint64_t now = vtime_now_ns();
+	sc->cur = (int)i;
+	sc->last = i;
+	if (!s->started) {
+		s->started = true;
+		s->t_first = now;
+		s->task->first_core = (uint16_t)this_cpu();
+	}
+	s->t_in = now;
+	s->task->slices++;
+	sc->slice_end = now + share_slice_us * 1000;
+	sc->next_check = 0;
+	uint64_t irq = irq_save();
+	state_load(s);
+	arm_check(sc);
+	ctx_switch(sc->host, s->ctx);
+	sc->cur = -1;
+	state_host(sc);
+	timer_arm(UINT64_MAX);
+	irq_restore(irq);
+}
+
+/* ---- the group's barrier ---- */
+
+/* Opens the barrier (lock held): everyone leaves at the latest arrival's clock. */
+static void release_locked(struct share_group *g)
+{
+	g->release_ns = g->arrive_max;
+	g->arrive_max = 0;
+	g->arrived = 0;
+	g->barriers++;
+	__atomic_store_n(&g->gen, g->gen + 1, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < g->ncores; i++)
+		if (g->cores[i] != this_cpu())
+			ipi_send(g->cores[i], IPI_WAKE); /* a core whose tasks all sleep waits in WFI */
+}
+
+static bool barrier_open(const struct share_group *g, const struct slot *s)
+{
+	return __atomic_load_n(&g->gen, __ATOMIC_ACQUIRE) != s->bgen;
+}
+
+int64_t share_kcall(uint64_t nr, const uint64_t *a)
+{
+	struct slot *s = running();
+	if (!s)
+		return -ENOTSUP; /* only tasks of a share group have a rank and a barrier */
+	struct share_group *g = mine()->g;
+	if (nr == KC_SHARE_INFO)
+		return a[0] == 0 ? (int64_t)s->task->rank : a[0] == 1 ? (int64_t)g->ntasks : -EINVAL;
+	if (!s->in_barrier) {
+		s->in_barrier = true;
+		uint64_t now = vtime_now_ns(), irq = spin_lock(&g->lock);
+		s->bgen = g->gen;
+		if (now > g->arrive_max)
+			g->arrive_max = now;
+		if (++g->arrived >= g->expected)
+			release_locked(g);
+		spin_unlock(&g->lock, irq);
+	}
+	if (barrier_open(g, s)) {
+		s->in_barrier = s->asleep = false;
+		vtime_advance_to(g->release_ns); /* nobody leaves before the last one came */
+		return 0;
+	}
+	if (g->wait == SHARE_WAIT_YIELD)
+		s->yield_now = true; /* the next task runs at once */
+	else if (g->wait == SHARE_WAIT_SLEEP)
+		s->asleep = true; /* not run again until the barrier opens */
+	return SHARE_RESTART;     /* spin: straight back into the call, until the slice ends */
+}
+
+/* A task ended: it no longer counts at the barrier (if it was waiting there, nor does its
+ * arrival), which may open it for the others. */
+static void task_left(struct share_group *g, struct slot *s)
+{
+	uint64_t irq = spin_lock(&g->lock);
+	if (s->in_barrier && g->gen == s->bgen && g->arrived)
+		g->arrived--;
+	g->expected--;
+	if (g->expected && g->arrived >= g->expected)
+		release_locked(g);
+	spin_unlock(&g->lock, irq);
+	if (__atomic_add_fetch(&g->ended, 1, __ATOMIC_RELEASE) == g->ntasks)
+		for (unsigned i = 0; i < g->ncores; i++)
+			if (g->cores[i] != this_cpu())
+				ipi_send(g->cores[i], IPI_WAKE); /* the group is over: idle cores leave */
+}
+
+/* ---- the tasks and the host context ---- */
+
+/* The bottom of every task's context: runs the task to its end, then gives the core back
+ * for good. Never returns. The core is read again at the end: the task may have moved. */
 static void slot_main(void *arg)
 {
 	struct slot *s = arg;
-	struct share_core *sc = shared[this_cpu()];
+	struct share_group *g = mine()->g;
 	irq_enable();
-	utask_run_entry(s->task->name, 0, s->task->arg, s->task->cpu_ms, &s->task->res);
+	utask_run_entry(g->name, 0, g->arg, g->cpu_ms, &s->task->res);
 	irq_disable();
+	struct share_core *sc = mine();
 	uint64_t now = vtime_now_ns();
 	s->task->cpu_ns += now - s->t_in;
 	s->task->real_ns = now - s->t_first;
+	s->task->last_core = (uint16_t)this_cpu();
 	s->done = true;
-	sc->live--;
-	if (sc->live)
-		switch_to(sc, next_live(sc));
+	task_left(g, s);
 	ctx_switch(s->ctx, sc->host);
 	for (;;)
-		; /* not reached: a done slot is never switched in */
+		; /* not reached: a done task is never switched in */
 }
 
-int share_run(struct share_task *tasks, unsigned n)
+/* Removes the ended tasks from this core's table (their stacks are the group's). */
+static void reap(struct share_core *sc)
 {
-	unsigned me = this_cpu();
-	if (n == 0 || n > SHARE_MAX)
-		return -EINVAL;
-	if (is_master(me))
-		return -EPERM;
-	if (shared[me] || this_hart()->utask)
-		return -EBUSY;
-	struct share_core *sc = kmalloc(sizeof *sc);
-	if (!sc)
-		return -ENOMEM;
-	memset(sc, 0, sizeof *sc);
-	for (unsigned i = 0; i < n; i++) {
-		struct slot *s = &sc->slots[i];
-		tasks[i].res = (struct utask_result){0};
-		tasks[i].cpu_ns = tasks[i].sys_ns = tasks[i].real_ns = tasks[i].slices = 0;
-		s->task = &tasks[i];
-		s->stack = page_alloc(SHARE_STACK_PAGES);
-		if (!s->stack) {
-			for (unsigned k = 0; k < i; k++)
-				page_free(sc->slots[k].stack, SHARE_STACK_PAGES);
-			kfree(sc);
-			return -ENOMEM;
-		}
-		stack_guard_set(s->stack);
-		s->ctx[0] = (uint64_t)ctx_first;
-		s->ctx[1] = (uint64_t)s->stack + SHARE_STACK_PAGES * PAGE_SIZE;
-		s->ctx[2] = (uint64_t)s;        /* s0: slot_main's argument */
-		s->ctx[3] = (uint64_t)slot_main; /* s1: the function */
+	unsigned k = 0;
+	for (unsigned i = 0; i < sc->n; i++)
+		if (!sc->slots[i]->done)
+			sc->slots[k++] = sc->slots[i];
+	sc->n = k;
+	if (sc->last >= k)
+		sc->last = k ? k - 1 : 0;
+}
+
+/* The next task to run after the last one, round-robin; -1 if every task here sleeps at
+ * the barrier. A sleeper whose barrier opened wakes here. */
+static int pick(struct share_core *sc)
+{
+	for (unsigned k = 1; k <= sc->n; k++) {
+		unsigned i = (sc->last + k) % sc->n;
+		struct slot *s = sc->slots[i];
+		if (s->asleep && barrier_open(sc->g, s))
+			s->asleep = false;
+		if (!s->asleep)
+			return (int)i;
 	}
+	return -1;
+}
+
+static bool group_over(const struct share_group *g)
+{
+	return __atomic_load_n(&g->ended, __ATOMIC_ACQUIRE) == g->ntasks;
+}
+
+static bool can_run(struct share_core *sc) { return pick(sc) >= 0 || share_has_news(sc) || group_over(sc->g); }
+
+/* Every task here sleeps at the barrier, or none is left here: wait in WFI, published as
+ * waiting on the core's clock, until one can run (the barrier's IPI), the balancer has
+ * news, or the whole group is over. */
+static void idle_wait(struct share_core *sc)
+{
+	vtime_wait_begin();
+	while (!can_run(sc)) {
+		uint64_t wake = 0;
+		uint32_t nudges = vtime_nudges();
+		if (vtime_idle(UINT64_MAX, UINT64_MAX, &wake))
+			continue;
+		WAIT_UNTIL(can_run(sc) || vtime_nudges() != nudges, wake);
+	}
+	vtime_wait_end();
+}
+
+/* One core's part of a group: its scheduler, until the whole group ended. */
+static void core_main(void *arg)
+{
+	struct share_core *sc = arg;
 	struct hart *h = this_hart();
-	sc->n = sc->live = n;
 	sc->host_stack_base = h->kstack_base;
 	sc->host_stack_top = h->kstack_top;
-	uint64_t irq = irq_save();
-	shared[me] = sc;
-	/* slot 0 is "current" but not started: switch_to saves nothing for it */
-	sc->cur = 0;
-	sc->slots[0].started = true;
-	sc->slots[0].t_first = sc->slots[0].t_in = vtime_now_ns();
-	sc->slots[0].task->slices = 1;
-	state_load(&sc->slots[0]);
-	slice_begin(sc, sc->slots[0].t_in);
-	ctx_switch(sc->host, sc->slots[0].ctx);
-	/* every task ended: the host's stack and no task on the hart again */
-	shared[me] = 0;
-	h->kstack_base = sc->host_stack_base;
-	h->kstack_top = sc->host_stack_top;
-	timer_arm(UINT64_MAX);
-	irq_restore(irq);
-	for (unsigned i = 0; i < n; i++)
-		page_free(sc->slots[i].stack, SHARE_STACK_PAGES);
-	kfree(sc);
+	sc->cur = -1;
+	share_cores[this_cpu()] = sc;
+	irq_enable();
+	while (!group_over(sc->g)) {
+		reap(sc);
+		share_balance_step(sc);
+		int i = sc->n ? pick(sc) : -1;
+		if (i >= 0)
+			run_slot(sc, (unsigned)i);
+		else
+			idle_wait(sc);
+	}
+	share_cores[this_cpu()] = 0;
+}
+
+/* ---- the group ---- */
+
+static int check_group(const struct share_group *g)
+{
+	if (g->ntasks == 0 || g->ntasks > SHARE_TASKS_MAX || g->ncores == 0 || g->ncores > SHARE_CORES_MAX ||
+	    g->ncores > g->ntasks || g->ntasks > g->ncores * SHARE_MAX || g->wait >= SHARE_WAITS ||
+	    g->place >= SHARE_PLACES)
+		return -EINVAL;
+	if (!g->name || !user_program_find(g->name))
+		return -ENOENT;
+	for (unsigned i = 0; i < g->ncores; i++) {
+		unsigned c = g->cores[i];
+		if (c >= hart_count || is_master(c) || c == this_cpu() || harts[c].state != HART_ONLINE)
+			return -EPERM;
+		for (unsigned k = 0; k < i; k++)
+			if (g->cores[k] == c)
+				return -EINVAL;
+	}
 	return 0;
 }
 
-struct share_request {
-	struct share_task *tasks;
-	unsigned n;
-	int result;
-};
-
-static void share_here(void *arg)
+static void free_group(struct share_group *g, struct share_core *cores)
 {
-	struct share_request *r = arg;
-	r->result = share_run(r->tasks, r->n);
+	for (unsigned i = 0; i < g->ntasks; i++)
+		if (g->slots[i]) {
+			page_free(g->slots[i]->stack, SHARE_STACK_PAGES);
+			kfree(g->slots[i]);
+			g->slots[i] = 0;
+		}
+	kfree(cores);
 }
 
-int share_run_on(unsigned core, struct share_task *tasks, unsigned n)
+int share_group_run(struct share_group *g)
 {
-	if (core >= hart_count)
-		return -ENXIO;
-	if (is_master(core))
-		return -EPERM;
-	struct share_request r = {.tasks = tasks, .n = n};
-	if (core == this_cpu())
-		share_here(&r);
-	else if (hart_call(core, share_here, &r))
-		hart_call_wait(core);
-	else
-		return -EBUSY;
-	return r.result;
+	int e = check_group(g);
+	if (e)
+		return e;
+	struct share_core *cores = kmalloc(g->ncores * sizeof *cores);
+	if (!cores)
+		return -ENOMEM;
+	memset(cores, 0, g->ncores * sizeof *cores);
+	memset(g->tasks, 0, sizeof g->tasks);
+	memset(g->slots, 0, sizeof g->slots);
+	g->lock = (struct spinlock){0};
+	g->arrived = g->gen = g->ended = g->migrations = g->barriers = 0;
+	g->arrive_max = g->release_ns = 0;
+	g->expected = g->ntasks;
+	for (unsigned i = 0; i < g->ntasks; i++) {
+		struct slot *s = kmalloc(sizeof *s);
+		void *stack = s ? page_alloc(SHARE_STACK_PAGES) : 0;
+		if (!stack) {
+			kfree(s);
+			free_group(g, cores);
+			return -ENOMEM;
+		}
+		memset(s, 0, sizeof *s);
+		stack_guard_set(stack);
+		s->stack = stack;
+		s->task = &g->tasks[i];
+		s->task->rank = i;
+		s->ctx[0] = (uint64_t)ctx_first;
+		s->ctx[1] = (uint64_t)stack + SHARE_STACK_PAGES * PAGE_SIZE;
+		s->ctx[2] = (uint64_t)s;         /* s0: slot_main's argument */
+		s->ctx[3] = (uint64_t)slot_main; /* s1: the function */
+		g->slots[i] = s;
+		/* every placement starts round-robin over the cores: rank i on core i mod C */
+		struct share_core *sc = &cores[i % g->ncores];
+		sc->slots[sc->n++] = s;
+	}
+	g->state = cores;
+	for (unsigned k = 0; k < g->ncores; k++) {
+		cores[k].g = g;
+		cores[k].index = k;
+	}
+	uint64_t t0 = vtime_now_ns();
+	unsigned called = 0;
+	for (; called < g->ncores; called++)
+		if (!hart_call(g->cores[called], core_main, &cores[called]))
+			break;
+	if (called < g->ncores) {
+		/* a core became busy after the check: its tasks never start, and leave the barrier */
+		for (unsigned k = called; k < g->ncores; k++)
+			for (unsigned i = 0; i < cores[k].n; i++) {
+				struct slot *s = cores[k].slots[i];
+				s->task->res.status = -EBUSY;
+				s->done = true;
+				task_left(g, s);
+			}
+	}
+	for (unsigned k = 0; k < called; k++)
+		hart_call_wait(g->cores[k]);
+	g->run_ns = vtime_now_ns() - t0;
+	free_group(g, cores);
+	return called < g->ncores ? -EBUSY : 0;
 }
