@@ -62,7 +62,7 @@ VTIME_BOOTARG := $(if $(filter 0,$(VTIME)),,vtime=1 )
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
 
-.PHONY: all deps check-harts qemu qemu-gdb gdb run test fuzz bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm prof clean help
+.PHONY: all deps check-harts qemu qemu-gdb gdb run test fuzz bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-balance prof clean help
 
 all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
 
@@ -163,6 +163,9 @@ bench-invade: all
 bench-shm: all
 	python3 scripts/bench-shm
 
+bench-balance: all
+	python3 scripts/bench-balance
+
 bench-alloc: all
 	python3 scripts/bench-alloc --clock serial
 	python3 scripts/bench-alloc --clock virtual
@@ -202,6 +205,9 @@ help:
 	@echo "                  -> build/bench/invade.json"
 	@echo "  make bench-shm   one exchange between two tasks of a job through messages and through a shared"
 	@echo "                  window, 8 B..64 KiB (-icount, virtual and serial clocks) -> build/bench/shm.json, shm.png"
+	@echo "  make bench-balance share groups of 12 tasks on 8 cores and 20 on 16, pinned / round-robin / speed"
+	@echo "                  balancing x spin / yield / sleep barriers (virtual clock, ~10 min)"
+	@echo "                  -> build/bench/balance.json, balance.png; scripts/bench-balance --quick"
 	@echo "  make prof CMD='...'  guest instructions of one shell command by kernel function and hart (QEMU"
 	@echo "                  exec trace, -icount) -> build/prof/prof.json; PROF_ARGS='--marked --per N --hart C'"
 	@echo "  make deps       install (as root) or name the missing Debian packages"

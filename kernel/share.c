@@ -156,7 +156,10 @@ void share_arm(void)
 static void to_host(struct share_core *sc, struct slot *s)
 {
 	state_save(s);
-	s->task->cpu_ns += vtime_now_ns() - s->t_in;
+	uint64_t now = vtime_now_ns();
+	s->task->cpu_ns += now - s->t_in;
+	if (s->busy_wait_from)
+		s->busy_wait_from = now; /* its busy wait counts from here: nothing twice */
 	ctx_switch(s->ctx, sc->host);
 }
 
@@ -221,6 +224,26 @@ static bool barrier_open(const struct share_group *g, const struct slot *s)
 	return __atomic_load_n(&g->gen, __ATOMIC_ACQUIRE) != s->bgen;
 }
 
+/*
+ * True if every task of this core waits at the closed barrier. Then the core has nothing
+ * to run until it opens, whatever the wait mode, and waits as a sleeping one does: its
+ * clock stands still and jumps to the opening. Polling would instead run the clock by as
+ * many instructions as the emulator happens to execute before the last task arrives (in
+ * host time), which is no property of the simulated machine (docs/time.md); the modes
+ * differ where they cost something real, when a waiting task shares its core with a
+ * working one. A spinning or yielding task waiting so is still counted busy (its CPU time
+ * runs on), as a polling thread is for the slides' speed.
+ */
+static bool all_wait(const struct share_core *sc, const struct share_group *g)
+{
+	for (unsigned i = 0; i < sc->n; i++) {
+		const struct slot *o = sc->slots[i];
+		if (!o->done && (!o->in_barrier || barrier_open(g, o)))
+			return false;
+	}
+	return true;
+}
+
 int64_t share_kcall(uint64_t nr, const uint64_t *a)
 {
 	struct slot *s = running();
@@ -241,13 +264,27 @@ int64_t share_kcall(uint64_t nr, const uint64_t *a)
 	}
 	if (barrier_open(g, s)) {
 		s->in_barrier = s->asleep = false;
+		uint64_t before = vtime_now_ns();
 		vtime_advance_to(g->release_ns); /* nobody leaves before the last one came */
+		uint64_t now = vtime_now_ns();
+		if (s->busy_wait_from) {
+			/* it would have been polling all along: busy, as the slides' speed sees it (this
+			 * slice so far included, so the slice counts on from here) */
+			s->task->cpu_ns += now - s->busy_wait_from;
+			s->t_in = now;
+			s->busy_wait_from = 0;
+		} else {
+			s->t_in += now - before; /* a jump of the clock is no CPU time */
+		}
 		return 0;
 	}
-	if (g->wait == SHARE_WAIT_YIELD)
-		s->yield_now = true; /* the next task runs at once */
-	else if (g->wait == SHARE_WAIT_SLEEP)
+	if (g->wait == SHARE_WAIT_SLEEP) {
 		s->asleep = true; /* not run again until the barrier opens */
+	} else if (all_wait(mine(), g)) {
+		s->asleep = true;
+		s->busy_wait_from = vtime_now_ns();
+	} else if (g->wait == SHARE_WAIT_YIELD)
+		s->yield_now = true; /* the next task runs at once */
 	return SHARE_RESTART;     /* spin: straight back into the call, until the slice ends */
 }
 
@@ -325,20 +362,46 @@ static bool group_over(const struct share_group *g)
 
 static bool can_run(struct share_core *sc) { return pick(sc) >= 0 || share_has_news(sc) || group_over(sc->g); }
 
-/* Every task here sleeps at the barrier, or none is left here: wait in WFI, published as
- * waiting on the core's clock, until one can run (the barrier's IPI), the balancer has
- * news, or the whole group is over. */
-static void idle_wait(struct share_core *sc)
+/* Waits in WFI until ready(sc), published to virtual time as waiting on the core's clock
+ * (its clock does not run on while it waits; an IPI wakes it). */
+static void wait_for(struct share_core *sc, bool (*ready)(struct share_core *))
 {
 	vtime_wait_begin();
-	while (!can_run(sc)) {
+	while (!ready(sc)) {
 		uint64_t wake = 0;
 		uint32_t nudges = vtime_nudges();
 		if (vtime_idle(UINT64_MAX, UINT64_MAX, &wake))
 			continue;
-		WAIT_UNTIL(can_run(sc) || vtime_nudges() != nudges, wake);
+		WAIT_UNTIL(ready(sc) || vtime_nudges() != nudges, wake);
 	}
 	vtime_wait_end();
+}
+
+static bool all_started(struct share_core *sc)
+{
+	struct share_group *g = sc->g;
+	return __atomic_load_n(&g->started, __ATOMIC_ACQUIRE) >= __atomic_load_n(&g->start_expect, __ATOMIC_ACQUIRE);
+}
+
+/* Co-scheduling: no task of the group starts before every core of it has come, and all
+ * start at the latest of their clocks. A core whose clock ran ahead (an earlier group's
+ * waits, say) would otherwise hold the first barrier back, and the group's time would
+ * count that skew. */
+static void start_together(struct share_core *sc)
+{
+	struct share_group *g = sc->g;
+	uint64_t now = vtime_now_ns(), irq = spin_lock(&g->lock);
+	if (now > g->start_ns)
+		g->start_ns = now;
+	__atomic_store_n(&g->started, g->started + 1, __ATOMIC_RELEASE);
+	bool last = g->started >= g->start_expect;
+	spin_unlock(&g->lock, irq);
+	if (last)
+		for (unsigned i = 0; i < g->ncores; i++)
+			if (g->cores[i] != this_cpu())
+				ipi_send(g->cores[i], IPI_WAKE);
+	wait_for(sc, all_started);
+	vtime_advance_to(__atomic_load_n(&g->start_ns, __ATOMIC_ACQUIRE));
 }
 
 /* One core's part of a group: its scheduler, until the whole group ended. */
@@ -351,6 +414,7 @@ static void core_main(void *arg)
 	sc->cur = -1;
 	share_cores[this_cpu()] = sc;
 	irq_enable();
+	start_together(sc);
 	while (!group_over(sc->g)) {
 		reap(sc);
 		share_balance_step(sc);
@@ -358,12 +422,21 @@ static void core_main(void *arg)
 		if (i >= 0)
 			run_slot(sc, (unsigned)i);
 		else
-			idle_wait(sc);
+			wait_for(sc, can_run); /* every task here sleeps at the barrier, or none is left */
 	}
 	share_cores[this_cpu()] = 0;
 }
 
 /* ---- the group ---- */
+
+unsigned share_idle_picos(uint16_t *cores, unsigned n)
+{
+	unsigned k = 0;
+	for (unsigned c = 0; c < hart_count && k < n; c++)
+		if (!is_master(c) && c != this_cpu() && harts[c].state == HART_ONLINE)
+			cores[k++] = (uint16_t)c;
+	return k;
+}
 
 static int check_group(const struct share_group *g)
 {
@@ -410,6 +483,8 @@ int share_group_run(struct share_group *g)
 	g->arrived = g->gen = g->ended = g->migrations = g->barriers = 0;
 	g->arrive_max = g->release_ns = 0;
 	g->expected = g->ntasks;
+	g->started = g->start_ns = 0;
+	g->start_expect = g->ncores;
 	for (unsigned i = 0; i < g->ntasks; i++) {
 		struct slot *s = kmalloc(sizeof *s);
 		void *stack = s ? page_alloc(SHARE_STACK_PAGES) : 0;
@@ -443,7 +518,13 @@ int share_group_run(struct share_group *g)
 		if (!hart_call(g->cores[called], core_main, &cores[called]))
 			break;
 	if (called < g->ncores) {
-		/* a core became busy after the check: its tasks never start, and leave the barrier */
+		/* a core became busy after the check: the others start without it, its tasks never
+		 * start and leave the barrier */
+		uint64_t irq = spin_lock(&g->lock);
+		__atomic_store_n(&g->start_expect, called, __ATOMIC_RELEASE);
+		spin_unlock(&g->lock, irq);
+		for (unsigned k = 0; k < called; k++)
+			ipi_send(g->cores[k], IPI_WAKE);
 		for (unsigned k = called; k < g->ncores; k++)
 			for (unsigned i = 0; i < cores[k].n; i++) {
 				struct slot *s = cores[k].slots[i];
@@ -454,7 +535,8 @@ int share_group_run(struct share_group *g)
 	}
 	for (unsigned k = 0; k < called; k++)
 		hart_call_wait(g->cores[k]);
-	g->run_ns = vtime_now_ns() - t0;
+	uint64_t start = g->start_ns > t0 ? g->start_ns : t0;
+	g->run_ns = vtime_now_ns() - start; /* the waits above brought this clock to every core's end */
 	free_group(g, cores);
 	return called < g->ncores ? -EBUSY : 0;
 }

@@ -60,13 +60,15 @@ struct share_group {
 	enum share_place place;
 	/* out */
 	struct share_task tasks[SHARE_TASKS_MAX];
-	uint64_t run_ns;     /* from the start to the end of the last task, on the caller's clock */
+	uint64_t run_ns;     /* from the common start to the end of the last task (cores' own clocks) */
 	uint32_t migrations; /* tasks moved between cores */
 	uint32_t barriers;   /* barriers released */
 	/* the group's barrier: arrivals of the live tasks, under lock */
 	struct spinlock lock;
 	uint32_t arrived, expected, gen;
 	uint64_t arrive_max, release_ns; /* the latest arrival's clock: everyone leaves no earlier */
+	uint32_t started, start_expect; /* cores in the group's start (co-scheduling), under lock */
+	uint64_t start_ns;              /* the latest of their clocks: every task starts there */
 	struct slot *slots[SHARE_TASKS_MAX];
 	struct share_core *state; /* one per core, in the order of cores[] */
 	uint32_t ended; /* tasks that ended (atomic) */
@@ -77,6 +79,10 @@ struct share_group {
  * -ENOENT for no such program, -EPERM for a core that is not an idle pico-kernel (or is the
  * caller), -ENOMEM. Nothing runs unless everything checks out. */
 int share_group_run(struct share_group *g);
+
+/* The first n online pico-kernels other than the calling core (a group's default cores);
+ * how many there are. */
+unsigned share_idle_picos(uint16_t *cores, unsigned n);
 
 /* True while the calling core time-slices tasks and one of them is running. */
 bool share_active(void);

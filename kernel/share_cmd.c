@@ -11,16 +11,6 @@
 #include "kernel/vtime.h"
 #include "lib/string.h"
 
-/* The first n online pico-kernels other than the shell's own core; how many there are. */
-static unsigned pick_cores(uint16_t *cores, unsigned n)
-{
-	unsigned k = 0;
-	for (unsigned c = 0; c < hart_count && k < n; c++)
-		if (!is_master(c) && c != this_cpu() && harts[c].state == HART_ONLINE)
-			cores[k++] = (uint16_t)c;
-	return k;
-}
-
 static int word_index(const char *w, const char *const *names, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -149,7 +139,7 @@ SHELL_CMD(share, "share PROGRAM N [ARG] [cores C | core K] [wait spin|yield|slee
 			return SHELL_USAGE_SHOWN;
 		}
 		g->cores[0] = (uint16_t)core;
-	} else if (pick_cores(g->cores, g->ncores) < g->ncores) {
+	} else if (share_idle_picos(g->cores, g->ncores) < g->ncores) {
 		kprintf("share: fewer than %lu idle pico-kernels besides the shell's core\n", ncores);
 		kfree(g);
 		return SHELL_USAGE_SHOWN;

@@ -23,6 +23,7 @@ struct slot {
 	/* the barrier */
 	bool in_barrier, yield_now, asleep;
 	uint32_t bgen;
+	uint64_t busy_wait_from; /* core clock: a spin/yield wait that stands still since (0: none) */
 	/* the balancer: CPU time and clock when this core began to measure it; moves */
 	uint64_t mark_cpu, mark_ns, handover_ns;
 	uint32_t moved_period; /* the balance period of its last move (+1; 0: never) */

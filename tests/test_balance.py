@@ -5,9 +5,12 @@ moved by the balancer are never lost or duplicated; bad input gets a clear error
 every page comes back."""
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
+from conftest import ROOT
 from test_shm import pages_in_use
 
 LINE = re.compile(r"^share: rank (\d+) core (\d+)->(\d+) (exited|killed|not started) (-?\d+) cpu_us (\d+) sys_us (\d+) "
@@ -124,3 +127,16 @@ def test_message_calls_are_refused_only_when_shared(boot):
     rows = LINE.findall(r.output)
     assert [row[4] for row in rows] == ["0", "0"], r.output[-2000:]  # -ENOTSUP seen: exit 0
     assert "task spmd on core 1 exited with 1" in r.output  # alone, the send is not refused
+
+
+def test_bench_balance_refuses_bad_options_and_explains_itself():
+    def run(args):
+        return subprocess.run([sys.executable, "scripts/bench-balance", *args], cwd=ROOT, capture_output=True,
+                              text=True)
+
+    r = run(["--help"])
+    assert r.returncode == 0 and "speed-beats-pinned" in r.stdout and "--quick" in r.stdout
+    for bad in (["--reps", "0"], ["--reps", "21"], ["--bogus"]):
+        assert run(bad).returncode == 2, bad
+    r = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True)
+    assert re.search(r"\bbench-balance\b", r.stdout)

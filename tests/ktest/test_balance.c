@@ -11,16 +11,6 @@
 #include "kernel/console.h"
 #include "lib/string.h"
 
-/* Up to n pico-kernels other than the caller; how many. */
-static unsigned picos(uint16_t *cores, unsigned n)
-{
-	unsigned k = 0;
-	for (unsigned c = 0; c < hart_count && k < n; c++)
-		if (!is_master(c) && c != this_cpu() && harts[c].state == HART_ONLINE)
-			cores[k++] = (uint16_t)c;
-	return k;
-}
-
 #define W_OF(arg) (((arg) & 0xffff) ? ((arg) & 0xffff) : 50)
 #define T_OF(arg) ((((arg) >> 16) & 0x3fff) ? (((arg) >> 16) & 0x3fff) : 20)
 #define SPMD_ARG(t, w, imb) (((uint64_t)(t) << 16) | (w) | ((imb) ? 1UL << 30 : 0))
@@ -50,7 +40,7 @@ static struct share_group *group(const char *name, uint64_t arg, unsigned n, uns
 	g->ncores = c;
 	g->wait = w;
 	g->place = p;
-	if (picos(g->cores, c) < c) {
+	if (share_idle_picos(g->cores, c) < c) {
 		kfree(g);
 		return 0;
 	}
@@ -165,7 +155,7 @@ KTEST(balance, bad_groups_are_refused_and_pages_come_back)
 KTEST(balance, message_calls_are_refused_on_a_shared_core)
 {
 	uint16_t core;
-	if (!picos(&core, 1))
+	if (!share_idle_picos(&core, 1))
 		return;
 	/* spmd's probe exits 0 only if its send got -ENOTSUP: alone it is not refused (1) */
 	struct utask_result alone;
