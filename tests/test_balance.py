@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, ktest_summary
 from test_shm import pages_in_use
 
 LINE = re.compile(r"^share: rank (\d+) core (\d+)->(\d+) (exited|killed|not started) (-?\d+) cpu_us (\d+) sys_us (\d+) "
@@ -41,6 +41,15 @@ def spmd_exit(arg, rank):
 
 def shares(output):
     return [json.loads(m) for m in re.findall(r"^SHAREJSON (\{.*\})$", output, re.M)]
+
+
+@pytest.mark.parametrize("harts,args", [(8, "domains=1 vtime=0"), (8, "domains=1 vtime=1"), (36, "vtime=1")])
+def test_the_balance_suite(boot, harts, args):
+    """ktest=balance is standalone (ktest=all leaves it out): it runs here, on both clocks."""
+    r = boot(harts=harts, bootargs=f"ktest=balance {args}", timeout=300)
+    assert r.status == 0, r.output[-3000:]
+    passed, failed = ktest_summary(r.output)
+    assert failed == 0 and passed == 5, "\n".join(line for line in r.lines if "FAIL" in line)
 
 
 @pytest.mark.parametrize("vtime", [0, 1])

@@ -61,7 +61,7 @@ static void check_exact(struct ktest_ctx *kt, const struct share_group *g)
 	KT_ASSERT_EQ(g->barriers, T_OF(g->arg));
 }
 
-KTEST(balance, one_core_shared_by_four_is_preempted_and_exact)
+KTEST_STANDALONE(balance, one_core_shared_by_four_is_preempted_and_exact)
 {
 	struct share_group *g = group("spmd", SPMD_ARG(4, 500, 0), 4, 1, SHARE_WAIT_SPIN, SHARE_PLACE_PINNED);
 	if (!g) {
@@ -77,7 +77,7 @@ KTEST(balance, one_core_shared_by_four_is_preempted_and_exact)
 	kfree(g);
 }
 
-KTEST(balance, every_wait_mode_and_placement_gives_exact_results)
+KTEST_STANDALONE(balance, every_wait_mode_and_placement_gives_exact_results)
 {
 	for (int p = 0; p < SHARE_PLACES; p++)
 		for (int w = 0; w < SHARE_WAITS; w++) {
@@ -99,7 +99,7 @@ KTEST(balance, every_wait_mode_and_placement_gives_exact_results)
 		}
 }
 
-KTEST(balance, round_robin_moves_tasks_and_loses_none)
+KTEST_STANDALONE(balance, round_robin_moves_tasks_and_loses_none)
 {
 	/* 7 tasks of 40 iterations of about 2 ms on 3 cores, a move every 10 ms */
 	struct share_group *g = group("spmd", SPMD_ARG(40, 500, 0), 7, 3, SHARE_WAIT_YIELD, SHARE_PLACE_RR);
@@ -115,7 +115,7 @@ KTEST(balance, round_robin_moves_tasks_and_loses_none)
 	kfree(g);
 }
 
-KTEST(balance, bad_groups_are_refused_and_pages_come_back)
+KTEST_STANDALONE(balance, bad_groups_are_refused_and_pages_come_back)
 {
 	struct share_group *g = group("spmd", SPMD_ARG(2, 100, 0), 4, 2, SHARE_WAIT_SLEEP, SHARE_PLACE_SPEED);
 	if (!g)
@@ -152,7 +152,7 @@ KTEST(balance, bad_groups_are_refused_and_pages_come_back)
 	kfree(g);
 }
 
-KTEST(balance, message_calls_are_refused_on_a_shared_core)
+KTEST_STANDALONE(balance, message_calls_are_refused_on_a_shared_core)
 {
 	uint16_t core;
 	if (!share_idle_picos(&core, 1))
