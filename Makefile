@@ -46,7 +46,7 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,--no-warn-rwx-segments
 
 # User programs: separate ELF files linked at USER_BASE against picolibc, embedded in the kernel.
-USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz shmtest shmbench
+USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz shmtest shmbench spmd
 USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac -mabi=lp64 -mcmodel=medany -fno-pie -Iuser
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
@@ -62,7 +62,7 @@ VTIME_BOOTARG := $(if $(filter 0,$(VTIME)),,vtime=1 )
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
 
-.PHONY: all deps check-harts qemu qemu-gdb gdb run test fuzz bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll prof clean help
+.PHONY: all deps check-harts qemu qemu-gdb gdb run test fuzz bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance prof clean help
 
 all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
 
@@ -166,13 +166,16 @@ bench-shm: all
 bench-coll: all
 	python3 scripts/bench-coll
 
+bench-balance: all
+	python3 scripts/bench-balance
+
 bench-alloc: all
 	python3 scripts/bench-alloc --clock serial
 	python3 scripts/bench-alloc --clock virtual
 
 # CMD is one shell command; the profile goes to the terminal and build/prof/prof.json.
 prof: check-harts all
-	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll 1 16' HARTS=16"; exit 2; }
+	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll barrier 16' HARTS=16"; exit 2; }
 	python3 scripts/mosaic-prof --harts $(HARTS) $(if $(MESH),--mesh $(MESH)) --json $(BUILD)/prof/prof.json $(PROF_ARGS) "$$CMD"
 
 clean:
@@ -207,6 +210,9 @@ help:
 	@echo "                  window, 8 B..64 KiB (-icount, virtual and serial clocks) -> build/bench/shm.json, shm.png"
 	@echo "  make bench-coll  every collective's algorithms, strict and loose, tuned against fixed, sequences"
 	@echo "                  (128 harts, -icount, virtual clock) -> build/bench/coll.json, coll.png"
+	@echo "  make bench-balance share groups of 12 tasks on 8 cores and 20 on 16, pinned / round-robin / speed"
+	@echo "                  balancing x spin / yield / sleep barriers (virtual clock, ~10 min)"
+	@echo "                  -> build/bench/balance.json, balance.png; scripts/bench-balance --quick"
 	@echo "  make prof CMD='...'  guest instructions of one shell command by kernel function and hart (QEMU"
 	@echo "                  exec trace, -icount) -> build/prof/prof.json; PROF_ARGS='--marked --per N --hart C'"
 	@echo "  make deps       install (as root) or name the missing Debian packages"

@@ -38,6 +38,9 @@ enum kcall_nr {
 	KC_JOB_SIZE = 50,  /* tasks in the caller's job */
 	KC_JOB_GROUP = 51, /* a group handle over the caller's job, in rank order */
 	KC_SHM_OPEN = 52,  /* (name, bytes): the job's shared window of that name, mapped; its address */
+	/* tasks of a time-sliced share group (kernel/share.h, docs/balancing.md) */
+	KC_SHARE_INFO = 60,    /* (what): 0 the caller's rank in its share group, 1 the group's size */
+	KC_SHARE_BARRIER = 61, /* (): the group's barrier, waiting in the group's wait mode */
 	/* invasive computing (claims and teams, docs/invasive.md): 64..79 */
 	KC_INVADE = 64,    /* (n, properties, cores out, capacity): up to n more cores */
 	KC_RETREAT = 65,   /* (cores, n): give them back */

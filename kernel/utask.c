@@ -20,6 +20,7 @@
 #include "drivers/timer.h"
 #include "kernel/vtime.h"
 #include "kernel/shm.h"
+#include "kernel/share.h"
 
 uint64_t utask_cpu_ms = UTASK_CPU_MS_DEFAULT;
 BOOTARG_U64("task_cpu_ms", utask_cpu_ms, 0, 86400000,
@@ -256,7 +257,10 @@ static void task_run(struct utask *t, struct trap_frame *frame, struct utask_res
 	if (t->cpu_ms)
 		timer_set_limit(timer_now() + timer_us_to_ticks(t->cpu_ms * 1000), cpu_limit_passed);
 	as_activate(&t->as);
+	irq_disable();
+	share_arm(); /* a time-sliced core: its slice check survives what the kernel did since */
 	long v = uctx_enter(frame, t->kctx);
+	me = this_hart(); /* a task of a share group may have moved to another core meanwhile */
 	as_activate(0);
 	csr_clear(sstatus, SSTATUS_SUM);
 	timer_set_limit(UINT64_MAX, 0);
@@ -791,6 +795,9 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		return kcall((unsigned)nr, a, 0, 0);
 	case KC_SHM_OPEN:
 		return shm_open(t, a[0], a[1]);
+	case KC_SHARE_INFO:
+	case KC_SHARE_BARRIER:
+		return share_kcall(nr, a);
 	case KC_INVADE: {
 		/* (n, properties, cores out, capacity): the new cores, nearest first; the
 		 * array must hold all that may come (n, or the whole machine if that is less) */
@@ -887,10 +894,20 @@ void utask_trap(struct trap_frame *f)
 		 * only through pointers checked above (SUM) */
 		csr_set(sstatus, SSTATUS_SUM);
 		irq_enable();
-		f->regs[10] = (uint64_t)user_kcall(t, f->regs[17], args);
+		bool shared = share_active(); /* a time-sliced core (kernel/share.h) */
+		uint64_t t0 = shared ? vtime_now_ns() : 0;
+		int64_t r = shared && !share_call_allowed(f->regs[17]) ? -ENOTSUP : user_kcall(t, f->regs[17], args);
+		if (r == SHARE_RESTART)
+			f->sepc -= 4; /* a barrier wait on a shared core: the call is made again */
+		else
+			f->regs[10] = (uint64_t)r;
 		irq_disable();
 		csr_clear(sstatus, SSTATUS_SUM);
 		leave_if_killed(t);
+		if (shared) {
+			share_note_kcall(t0);
+			share_tick(f);
+		}
 		return;
 	}
 	t->res->cause = f->scause;
@@ -904,10 +921,10 @@ void utask_trap(struct trap_frame *f)
 
 void utask_interrupted(struct trap_frame *f)
 {
-	(void)f;
 	struct utask *t = this_hart()->utask;
 	if (t)
 		leave_if_killed(t);
+	share_tick(f); /* a time-sliced core: the next task when the slice is over */
 }
 
 /* ---- the shell ---- */

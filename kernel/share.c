@@ -1,0 +1,542 @@
+/*
+ * Time-sliced pico-kernels and share groups (see share.h). Each core of a group runs a
+ * small scheduler in the context that the group's hart_call started (the host context):
+ * it picks the next task round-robin, switches to it (arch/riscv/switch.S) and gets the
+ * core back when the task's slice is over, when it waits at the group's barrier, or when
+ * it ends. A task keeps its kernel stack (which holds its trap stack), its callee-saved
+ * registers and the per-hart task state the rest of the kernel reads from struct hart:
+ * the running utask, its serial (what a kill names), its CPU-limit watchdog (kept as time
+ * left, so only its own slices count), its page table and its sstatus.SUM.
+ *
+ * A task gives the core back only at the edge back to U-mode (after an interrupt taken
+ * in U-mode, or at the end of a kernel call), never inside the kernel: kernel code on a
+ * shared core runs as on a core of its own, and no lock is ever held across a switch. A
+ * barrier wait is therefore a kernel call that is made again (SHARE_RESTART moves the
+ * task's pc back onto its ecall) until the barrier opens.
+ */
+#include "kernel/share.h"
+#include "kernel/share_internal.h"
+#include "kernel/kcall.h"
+#include "kernel/hart.h"
+#include "kernel/errno.h"
+#include "kernel/kheap.h"
+#include "kernel/page_alloc.h"
+#include "kernel/stack_guard.h"
+#include "kernel/bootargs.h"
+#include "kernel/domain.h"
+#include "kernel/vtime.h"
+#include "drivers/timer.h"
+#include "arch/riscv/csr.h"
+#include "arch/riscv/trap.h"
+#include "lib/string.h"
+
+uint64_t share_slice_us = SHARE_SLICE_US_DEFAULT;
+BOOTARG_U64("share_slice_us", share_slice_us, SHARE_SLICE_US_MIN, SHARE_SLICE_US_MAX,
+	    "time slice of a pico-kernel shared by several user tasks, us on the core's own clock");
+
+const char *const share_wait_names[SHARE_WAITS] = {"spin", "yield", "sleep"};
+const char *const share_place_names[SHARE_PLACES] = {"pinned", "rr", "speed"};
+
+void ctx_switch(uint64_t *save, const uint64_t *load);
+void ctx_first(void);
+
+/* Written only by the core itself. */
+struct share_core *share_cores[MOSAIC_MAX_HARTS];
+
+static struct share_core *mine(void) { return share_cores[this_cpu()]; }
+
+static struct slot *running(void)
+{
+	struct share_core *sc = mine();
+	return sc && sc->cur >= 0 ? sc->slots[sc->cur] : 0;
+}
+
+bool share_active(void) { return running() != 0; }
+
+bool share_call_allowed(uint64_t nr)
+{
+	switch (nr) {
+	case KC_EXIT:
+	case KC_WRITE:
+	case KC_CORE_ID:
+	case KC_DOMAIN_ID:
+	case KC_TIME_NS:
+	case KC_SLEEP_US:
+	case KC_SHARE_INFO:
+	case KC_SHARE_BARRIER:
+		return true;
+	case KC_HEAP_GROW:
+		/* the heap is charged to the core's account at its master: a task that may move
+		 * would give it back to another core's */
+		return mine()->g->place == SHARE_PLACE_PINNED;
+	default:
+		return false; /* needs a message identity (or a job) per task: not yet */
+	}
+}
+
+void share_note_kcall(uint64_t t0_ns)
+{
+	struct slot *s = running();
+	if (s)
+		s->task->sys_ns += vtime_now_ns() - t0_ns;
+}
+
+/* ---- switching ---- */
+
+/* The hart's task state into s (it gives the core back). */
+static void state_save(struct slot *s)
+{
+	struct hart *me = this_hart();
+	uint64_t now = timer_now();
+	s->utask = me->utask;
+	s->serial = me->task_serial;
+	s->limit_fn = me->limit_fn;
+	s->limit_left = me->limit_fn && me->limit_deadline > now ? me->limit_deadline - now : 0;
+	s->satp = csr_read(satp);
+	s->sum = csr_read(sstatus) & SSTATUS_SUM;
+}
+
+/* s's task state onto the hart; none yet if it never ran. A task that ran on another core
+ * finds this hart's pointer in its trap stack's top word, which trap_vector loads into tp. */
+static void state_load(struct slot *s)
+{
+	struct hart *me = this_hart();
+	me->utask = s->utask;
+	__atomic_store_n(&me->task_serial, s->serial, __ATOMIC_RELEASE);
+	timer_set_limit(s->limit_fn ? timer_now() + s->limit_left : UINT64_MAX, s->limit_fn);
+	csr_write(satp, s->satp);
+	__asm__ volatile("sfence.vma" ::: "memory");
+	if (s->sum)
+		csr_set(sstatus, SSTATUS_SUM);
+	else
+		csr_clear(sstatus, SSTATUS_SUM);
+	me->kstack_base = s->stack;
+	me->kstack_top = (uint64_t)s->stack + SHARE_STACK_PAGES * PAGE_SIZE;
+	if (s->frame)
+		*(uint64_t *)((uint8_t *)s->frame + sizeof(struct trap_frame)) = (uint64_t)me;
+}
+
+/* No task on the hart: the host context's stack, no page table, no watchdog. */
+static void state_host(struct share_core *sc)
+{
+	struct hart *me = this_hart();
+	me->utask = 0;
+	__atomic_store_n(&me->task_serial, 0, __ATOMIC_RELEASE);
+	timer_set_limit(UINT64_MAX, 0);
+	csr_write(satp, 0);
+	__asm__ volatile("sfence.vma" ::: "memory");
+	csr_clear(sstatus, SSTATUS_SUM);
+	me->kstack_base = sc->host_stack_base;
+	me->kstack_top = sc->host_stack_top;
+}
+
+/*
+ * The slice is measured on the core's own clock, which under vtime=1 counts this hart's
+ * instructions and has no timer of its own; the machine timer only brings the core back
+ * to look at it, every quarter slice of machine time (under -icount the two clocks agree;
+ * without it machine time follows the host).
+ */
+static void arm_check(struct share_core *sc)
+{
+	uint64_t now = timer_now(), t = timer_us_to_ticks(share_slice_us / 4);
+	if (sc->next_check <= now)
+		sc->next_check = now + (t ? t : 1);
+	timer_arm(sc->next_check);
+}
+
+void share_arm(void)
+{
+	struct share_core *sc = mine();
+	if (sc && sc->cur >= 0)
+		arm_check(sc);
+}
+
+/* The running task gives the core back to the host context; interrupts off. Returns when
+ * the task is switched in again (on this core or, after a migration, another). */
+static void to_host(struct share_core *sc, struct slot *s)
+{
+	state_save(s);
+	uint64_t now = vtime_now_ns();
+	s->task->cpu_ns += now - s->t_in;
+	if (s->busy_wait_from)
+		s->busy_wait_from = now; /* its busy wait counts from here: nothing twice */
+	ctx_switch(s->ctx, sc->host);
+}
+
+void share_tick(struct trap_frame *f)
+{
+	struct share_core *sc = mine();
+	struct slot *s = running();
+	if (!s)
+		return;
+	s->frame = f;
+	if (!s->yield_now && !s->asleep && vtime_now_ns() < sc->slice_end) {
+		arm_check(sc); /* a wait in a kernel call may have re-armed the timer */
+		return;
+	}
+	s->yield_now = false;
+	to_host(sc, s);
+}
+
+/* The host context runs slot i until it gives the core back; interrupts on around it. */
+static void run_slot(struct share_core *sc, unsigned i)
+{
+	struct slot *s = sc->slots[i];
+	uint64_t now = vtime_now_ns();
+	sc->cur = (int)i;
+	sc->last = i;
+	if (!s->started) {
+		s->started = true;
+		s->t_first = now;
+		s->task->first_core = (uint16_t)this_cpu();
+	}
+	s->t_in = now;
+	s->task->slices++;
+	sc->slice_end = now + share_slice_us * 1000;
+	sc->next_check = 0;
+	uint64_t irq = irq_save();
+	state_load(s);
+	arm_check(sc);
+	ctx_switch(sc->host, s->ctx);
+	sc->cur = -1;
+	state_host(sc);
+	timer_arm(UINT64_MAX);
+	irq_restore(irq);
+}
+
+/* ---- the group's barrier ---- */
+
+/* Opens the barrier (lock held): everyone leaves at the latest arrival's clock. */
+static void release_locked(struct share_group *g)
+{
+	g->release_ns = g->arrive_max;
+	g->arrive_max = 0;
+	g->arrived = 0;
+	g->barriers++;
+	__atomic_store_n(&g->gen, g->gen + 1, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < g->ncores; i++)
+		if (g->cores[i] != this_cpu())
+			ipi_send(g->cores[i], IPI_WAKE); /* a core whose tasks all sleep waits in WFI */
+}
+
+static bool barrier_open(const struct share_group *g, const struct slot *s)
+{
+	return __atomic_load_n(&g->gen, __ATOMIC_ACQUIRE) != s->bgen;
+}
+
+/*
+ * True if every task of this core waits at the closed barrier. Then the core has nothing
+ * to run until it opens, whatever the wait mode, and waits as a sleeping one does: its
+ * clock stands still and jumps to the opening. Polling would instead run the clock by as
+ * many instructions as the emulator happens to execute before the last task arrives (in
+ * host time), which is no property of the simulated machine (docs/time.md); the modes
+ * differ where they cost something real, when a waiting task shares its core with a
+ * working one. A spinning or yielding task waiting so is still counted busy (its CPU time
+ * runs on), as a polling thread is for the slides' speed.
+ */
+static bool all_wait(const struct share_core *sc, const struct share_group *g)
+{
+	for (unsigned i = 0; i < sc->n; i++) {
+		const struct slot *o = sc->slots[i];
+		if (!o->done && (!o->in_barrier || barrier_open(g, o)))
+			return false;
+	}
+	return true;
+}
+
+int64_t share_kcall(uint64_t nr, const uint64_t *a)
+{
+	struct slot *s = running();
+	if (!s)
+		return -ENOTSUP; /* only tasks of a share group have a rank and a barrier */
+	struct share_group *g = mine()->g;
+	if (nr == KC_SHARE_INFO)
+		return a[0] == 0 ? (int64_t)s->task->rank : a[0] == 1 ? (int64_t)g->ntasks : -EINVAL;
+	if (!s->in_barrier) {
+		s->in_barrier = true;
+		uint64_t now = vtime_now_ns(), irq = spin_lock(&g->lock);
+		s->bgen = g->gen;
+		if (now > g->arrive_max)
+			g->arrive_max = now;
+		if (++g->arrived >= g->expected)
+			release_locked(g);
+		spin_unlock(&g->lock, irq);
+	}
+	if (barrier_open(g, s)) {
+		s->in_barrier = s->asleep = false;
+		uint64_t before = vtime_now_ns();
+		vtime_advance_to(g->release_ns); /* nobody leaves before the last one came */
+		uint64_t now = vtime_now_ns();
+		if (s->busy_wait_from) {
+			/* it would have been polling all along: busy, as the slides' speed sees it (this
+			 * slice so far included, so the slice counts on from here) */
+			s->task->cpu_ns += now - s->busy_wait_from;
+			s->t_in = now;
+			s->busy_wait_from = 0;
+		} else {
+			s->t_in += now - before; /* a jump of the clock is no CPU time */
+		}
+		return 0;
+	}
+	if (g->wait == SHARE_WAIT_SLEEP) {
+		s->asleep = true; /* not run again until the barrier opens */
+	} else if (all_wait(mine(), g)) {
+		s->asleep = true;
+		s->busy_wait_from = vtime_now_ns();
+	} else if (g->wait == SHARE_WAIT_YIELD)
+		s->yield_now = true; /* the next task runs at once */
+	return SHARE_RESTART;     /* spin: straight back into the call, until the slice ends */
+}
+
+/* A task ended: it no longer counts at the barrier (if it was waiting there, nor does its
+ * arrival), which may open it for the others. */
+static void task_left(struct share_group *g, struct slot *s)
+{
+	uint64_t irq = spin_lock(&g->lock);
+	if (s->in_barrier && g->gen == s->bgen && g->arrived)
+		g->arrived--;
+	g->expected--;
+	if (g->expected && g->arrived >= g->expected)
+		release_locked(g);
+	spin_unlock(&g->lock, irq);
+	if (__atomic_add_fetch(&g->ended, 1, __ATOMIC_RELEASE) == g->ntasks)
+		for (unsigned i = 0; i < g->ncores; i++)
+			if (g->cores[i] != this_cpu())
+				ipi_send(g->cores[i], IPI_WAKE); /* the group is over: idle cores leave */
+}
+
+/* ---- the tasks and the host context ---- */
+
+/* The bottom of every task's context: runs the task to its end, then gives the core back
+ * for good. Never returns. The core is read again at the end: the task may have moved. */
+static void slot_main(void *arg)
+{
+	struct slot *s = arg;
+	struct share_group *g = mine()->g;
+	irq_enable();
+	utask_run_entry(g->name, 0, g->arg, g->cpu_ms, &s->task->res);
+	irq_disable();
+	struct share_core *sc = mine();
+	uint64_t now = vtime_now_ns();
+	s->task->cpu_ns += now - s->t_in;
+	s->task->real_ns = now - s->t_first;
+	s->task->last_core = (uint16_t)this_cpu();
+	s->done = true;
+	task_left(g, s);
+	ctx_switch(s->ctx, sc->host);
+	for (;;)
+		; /* not reached: a done task is never switched in */
+}
+
+/* Removes the ended tasks from this core's table (their stacks are the group's). */
+static void reap(struct share_core *sc)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < sc->n; i++)
+		if (!sc->slots[i]->done)
+			sc->slots[k++] = sc->slots[i];
+	sc->n = k;
+	if (sc->last >= k)
+		sc->last = k ? k - 1 : 0;
+}
+
+/* The next task to run after the last one, round-robin; -1 if every task here sleeps at
+ * the barrier. A sleeper whose barrier opened wakes here. */
+static int pick(struct share_core *sc)
+{
+	for (unsigned k = 1; k <= sc->n; k++) {
+		unsigned i = (sc->last + k) % sc->n;
+		struct slot *s = sc->slots[i];
+		if (s->asleep && barrier_open(sc->g, s))
+			s->asleep = false;
+		if (!s->asleep)
+			return (int)i;
+	}
+	return -1;
+}
+
+static bool group_over(const struct share_group *g)
+{
+	return __atomic_load_n(&g->ended, __ATOMIC_ACQUIRE) == g->ntasks;
+}
+
+static bool can_run(struct share_core *sc) { return pick(sc) >= 0 || share_has_news(sc) || group_over(sc->g); }
+
+/* Waits in WFI until ready(sc), published to virtual time as waiting on the core's clock
+ * (its clock does not run on while it waits; an IPI wakes it). */
+static void wait_for(struct share_core *sc, bool (*ready)(struct share_core *))
+{
+	vtime_wait_begin();
+	while (!ready(sc)) {
+		uint64_t wake = 0;
+		uint32_t nudges = vtime_nudges();
+		if (vtime_idle(UINT64_MAX, UINT64_MAX, &wake))
+			continue;
+		WAIT_UNTIL(ready(sc) || vtime_nudges() != nudges, wake);
+	}
+	vtime_wait_end();
+}
+
+static bool all_started(struct share_core *sc)
+{
+	struct share_group *g = sc->g;
+	return __atomic_load_n(&g->started, __ATOMIC_ACQUIRE) >= __atomic_load_n(&g->start_expect, __ATOMIC_ACQUIRE);
+}
+
+/* Co-scheduling: no task of the group starts before every core of it has come, and all
+ * start at the latest of their clocks. A core whose clock ran ahead (an earlier group's
+ * waits, say) would otherwise hold the first barrier back, and the group's time would
+ * count that skew. */
+static void start_together(struct share_core *sc)
+{
+	struct share_group *g = sc->g;
+	uint64_t now = vtime_now_ns(), irq = spin_lock(&g->lock);
+	if (now > g->start_ns)
+		g->start_ns = now;
+	__atomic_store_n(&g->started, g->started + 1, __ATOMIC_RELEASE);
+	bool last = g->started >= g->start_expect;
+	spin_unlock(&g->lock, irq);
+	if (last)
+		for (unsigned i = 0; i < g->ncores; i++)
+			if (g->cores[i] != this_cpu())
+				ipi_send(g->cores[i], IPI_WAKE);
+	wait_for(sc, all_started);
+	vtime_advance_to(__atomic_load_n(&g->start_ns, __ATOMIC_ACQUIRE));
+}
+
+/* One core's part of a group: its scheduler, until the whole group ended. */
+static void core_main(void *arg)
+{
+	struct share_core *sc = arg;
+	struct hart *h = this_hart();
+	sc->host_stack_base = h->kstack_base;
+	sc->host_stack_top = h->kstack_top;
+	sc->cur = -1;
+	share_cores[this_cpu()] = sc;
+	irq_enable();
+	start_together(sc);
+	while (!group_over(sc->g)) {
+		reap(sc);
+		share_balance_step(sc);
+		int i = sc->n ? pick(sc) : -1;
+		if (i >= 0)
+			run_slot(sc, (unsigned)i);
+		else
+			wait_for(sc, can_run); /* every task here sleeps at the barrier, or none is left */
+	}
+	share_cores[this_cpu()] = 0;
+}
+
+/* ---- the group ---- */
+
+unsigned share_idle_picos(uint16_t *cores, unsigned n)
+{
+	unsigned k = 0;
+	for (unsigned c = 0; c < hart_count && k < n; c++)
+		if (!is_master(c) && c != this_cpu() && harts[c].state == HART_ONLINE)
+			cores[k++] = (uint16_t)c;
+	return k;
+}
+
+static int check_group(const struct share_group *g)
+{
+	if (g->ntasks == 0 || g->ntasks > SHARE_TASKS_MAX || g->ncores == 0 || g->ncores > SHARE_CORES_MAX ||
+	    g->ncores > g->ntasks || g->ntasks > g->ncores * SHARE_MAX || g->wait >= SHARE_WAITS ||
+	    g->place >= SHARE_PLACES)
+		return -EINVAL;
+	if (!g->name || !user_program_find(g->name))
+		return -ENOENT;
+	for (unsigned i = 0; i < g->ncores; i++) {
+		unsigned c = g->cores[i];
+		if (c >= hart_count || is_master(c) || c == this_cpu() || harts[c].state != HART_ONLINE)
+			return -EPERM;
+		for (unsigned k = 0; k < i; k++)
+			if (g->cores[k] == c)
+				return -EINVAL;
+	}
+	return 0;
+}
+
+static void free_group(struct share_group *g, struct share_core *cores)
+{
+	for (unsigned i = 0; i < g->ntasks; i++)
+		if (g->slots[i]) {
+			page_free(g->slots[i]->stack, SHARE_STACK_PAGES);
+			kfree(g->slots[i]);
+			g->slots[i] = 0;
+		}
+	kfree(cores);
+}
+
+int share_group_run(struct share_group *g)
+{
+	int e = check_group(g);
+	if (e)
+		return e;
+	struct share_core *cores = kmalloc(g->ncores * sizeof *cores);
+	if (!cores)
+		return -ENOMEM;
+	memset(cores, 0, g->ncores * sizeof *cores);
+	memset(g->tasks, 0, sizeof g->tasks);
+	memset(g->slots, 0, sizeof g->slots);
+	g->lock = (struct spinlock){0};
+	g->arrived = g->gen = g->ended = g->migrations = g->barriers = 0;
+	g->arrive_max = g->release_ns = 0;
+	g->expected = g->ntasks;
+	g->started = g->start_ns = 0;
+	g->start_expect = g->ncores;
+	for (unsigned i = 0; i < g->ntasks; i++) {
+		struct slot *s = kmalloc(sizeof *s);
+		void *stack = s ? page_alloc(SHARE_STACK_PAGES) : 0;
+		if (!stack) {
+			kfree(s);
+			free_group(g, cores);
+			return -ENOMEM;
+		}
+		memset(s, 0, sizeof *s);
+		stack_guard_set(stack);
+		s->stack = stack;
+		s->task = &g->tasks[i];
+		s->task->rank = i;
+		s->ctx[0] = (uint64_t)ctx_first;
+		s->ctx[1] = (uint64_t)stack + SHARE_STACK_PAGES * PAGE_SIZE;
+		s->ctx[2] = (uint64_t)s;         /* s0: slot_main's argument */
+		s->ctx[3] = (uint64_t)slot_main; /* s1: the function */
+		g->slots[i] = s;
+		/* every placement starts round-robin over the cores: rank i on core i mod C */
+		struct share_core *sc = &cores[i % g->ncores];
+		sc->slots[sc->n++] = s;
+	}
+	g->state = cores;
+	for (unsigned k = 0; k < g->ncores; k++) {
+		cores[k].g = g;
+		cores[k].index = k;
+	}
+	uint64_t t0 = vtime_now_ns();
+	unsigned called = 0;
+	for (; called < g->ncores; called++)
+		if (!hart_call(g->cores[called], core_main, &cores[called]))
+			break;
+	if (called < g->ncores) {
+		/* a core became busy after the check: the others start without it, its tasks never
+		 * start and leave the barrier */
+		uint64_t irq = spin_lock(&g->lock);
+		__atomic_store_n(&g->start_expect, called, __ATOMIC_RELEASE);
+		spin_unlock(&g->lock, irq);
+		for (unsigned k = 0; k < called; k++)
+			ipi_send(g->cores[k], IPI_WAKE);
+		for (unsigned k = called; k < g->ncores; k++)
+			for (unsigned i = 0; i < cores[k].n; i++) {
+				struct slot *s = cores[k].slots[i];
+				s->task->res.status = -EBUSY;
+				s->done = true;
+				task_left(g, s);
+			}
+	}
+	for (unsigned k = 0; k < called; k++)
+		hart_call_wait(g->cores[k]);
+	uint64_t start = g->start_ns > t0 ? g->start_ns : t0;
+	g->run_ns = vtime_now_ns() - start; /* the waits above brought this clock to every core's end */
+	free_group(g, cores);
+	return called < g->ncores ? -EBUSY : 0;
+}

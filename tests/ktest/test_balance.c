@@ -1,0 +1,171 @@
+/* ktest suite "balance": share groups (kernel/share.h): tasks time-sliced on pico-kernels,
+ * the group's barrier in each wait mode, and tasks moved by the round-robin and speed
+ * placements; every task must end exactly once with its own exact result. */
+#include "kernel/ktest.h"
+#include "kernel/share.h"
+#include "kernel/domain.h"
+#include "kernel/hart.h"
+#include "kernel/errno.h"
+#include "kernel/kheap.h"
+#include "kernel/page_alloc.h"
+#include "kernel/console.h"
+#include "lib/string.h"
+
+#define W_OF(arg) (((arg) & 0xffff) ? ((arg) & 0xffff) : 50)
+#define T_OF(arg) ((((arg) >> 16) & 0x3fff) ? (((arg) >> 16) & 0x3fff) : 20)
+#define SPMD_ARG(t, w, imb) (((uint64_t)(t) << 16) | (w) | ((imb) ? 1UL << 30 : 0))
+#define PROBE_ARG (1UL << 31)
+
+/* What user/spmd.c exits with for rank r (bits 40..45 of its LCG chain). */
+static int spmd_expected(uint64_t arg, uint64_t r)
+{
+	uint64_t x = arg * 0x9e3779b97f4a7c15ULL + r, steps = W_OF(arg) * 1000 * T_OF(arg);
+	if ((arg & (1UL << 30)) && r == 0)
+		steps *= 2;
+	for (uint64_t k = 0; k < steps; k++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (int)((x >> 40) & 63);
+}
+
+static struct share_group *group(const char *name, uint64_t arg, unsigned n, unsigned c, enum share_wait w,
+				 enum share_place p)
+{
+	struct share_group *g = kmalloc(sizeof *g);
+	if (!g)
+		return 0;
+	memset(g, 0, sizeof *g);
+	g->name = name;
+	g->arg = arg;
+	g->ntasks = n;
+	g->ncores = c;
+	g->wait = w;
+	g->place = p;
+	if (share_idle_picos(g->cores, c) < c) {
+		kfree(g);
+		return 0;
+	}
+	return g;
+}
+
+/* Every task ended once, exactly, on some core of the group. */
+static void check_exact(struct ktest_ctx *kt, const struct share_group *g)
+{
+	for (unsigned r = 0; r < g->ntasks; r++) {
+		const struct share_task *t = &g->tasks[r];
+		KT_ASSERT_EQ(t->rank, r);
+		KT_ASSERT_EQ(t->res.status, 0);
+		KT_ASSERT_EQ(t->res.exit_code, spmd_expected(g->arg, r));
+		KT_ASSERT(t->cpu_ns > 0 && t->cpu_ns <= t->real_ns);
+	}
+	KT_ASSERT_EQ(g->ended, g->ntasks);
+	KT_ASSERT_EQ(g->barriers, T_OF(g->arg));
+}
+
+KTEST_STANDALONE(balance, one_core_shared_by_four_is_preempted_and_exact)
+{
+	struct share_group *g = group("spmd", SPMD_ARG(4, 500, 0), 4, 1, SHARE_WAIT_SPIN, SHARE_PLACE_PINNED);
+	if (!g) {
+		kprintf("ktest:   (skipped: no pico-kernel besides this core)\n");
+		return;
+	}
+	KT_ASSERT_EQ(share_group_run(g), 0);
+	check_exact(kt, g);
+	for (unsigned r = 0; r < 4; r++) {
+		KT_ASSERT(g->tasks[r].slices >= 2);
+		KT_ASSERT(g->tasks[r].cpu_ns * 10 < g->tasks[r].real_ns * 6); /* it shared the core: below 0.6 */
+	}
+	kfree(g);
+}
+
+KTEST_STANDALONE(balance, every_wait_mode_and_placement_gives_exact_results)
+{
+	for (int p = 0; p < SHARE_PLACES; p++)
+		for (int w = 0; w < SHARE_WAITS; w++) {
+			struct share_group *g = group("spmd", SPMD_ARG(6, 300, p == 1), 5, 3, (enum share_wait)w,
+						      (enum share_place)p);
+			if (!g) {
+				kprintf("ktest:   (skipped: fewer than 3 pico-kernels besides this core)\n");
+				return;
+			}
+			KT_ASSERT_EQ(share_group_run(g), 0);
+			check_exact(kt, g);
+			uint64_t moves = 0;
+			for (unsigned r = 0; r < g->ntasks; r++)
+				moves += g->tasks[r].migrations;
+			KT_ASSERT_EQ(moves, g->migrations); /* every move counted once, by its task */
+			if (p == SHARE_PLACE_PINNED)
+				KT_ASSERT_EQ(g->migrations, 0);
+			kfree(g);
+		}
+}
+
+KTEST_STANDALONE(balance, round_robin_moves_tasks_and_loses_none)
+{
+	/* 7 tasks of 40 iterations of about 2 ms on 3 cores, a move every 10 ms */
+	struct share_group *g = group("spmd", SPMD_ARG(40, 500, 0), 7, 3, SHARE_WAIT_YIELD, SHARE_PLACE_RR);
+	if (!g)
+		return;
+	KT_ASSERT_EQ(share_group_run(g), 0);
+	check_exact(kt, g);
+	KT_ASSERT(g->migrations >= 3);
+	unsigned moved_away = 0;
+	for (unsigned r = 0; r < g->ntasks; r++)
+		moved_away += g->tasks[r].first_core != g->tasks[r].last_core;
+	KT_ASSERT(moved_away >= 1);
+	kfree(g);
+}
+
+KTEST_STANDALONE(balance, bad_groups_are_refused_and_pages_come_back)
+{
+	struct share_group *g = group("spmd", SPMD_ARG(2, 100, 0), 4, 2, SHARE_WAIT_SLEEP, SHARE_PLACE_SPEED);
+	if (!g)
+		return;
+	KT_ASSERT_EQ(share_group_run(g), 0); /* warm up the heap's size classes */
+	struct page_stats before, after;
+	page_get_stats(&before);
+	struct share_group good = *g;
+	g->ntasks = 0;
+	KT_ASSERT_EQ(share_group_run(g), -EINVAL);
+	g->ntasks = 2 * SHARE_MAX + 1; /* more than two cores can hold */
+	KT_ASSERT_EQ(share_group_run(g), -EINVAL);
+	g->ntasks = 1; /* fewer tasks than cores */
+	KT_ASSERT_EQ(share_group_run(g), -EINVAL);
+	*g = good;
+	g->wait = SHARE_WAITS;
+	KT_ASSERT_EQ(share_group_run(g), -EINVAL);
+	*g = good;
+	g->cores[1] = g->cores[0];
+	KT_ASSERT_EQ(share_group_run(g), -EINVAL);
+	*g = good;
+	g->cores[1] = (uint16_t)this_cpu();
+	KT_ASSERT_EQ(share_group_run(g), -EPERM);
+	g->cores[1] = (uint16_t)domain_master(0);
+	KT_ASSERT_EQ(share_group_run(g), -EPERM);
+	*g = good;
+	g->name = "no-such-program";
+	KT_ASSERT_EQ(share_group_run(g), -ENOENT);
+	*g = good;
+	KT_ASSERT_EQ(share_group_run(g), 0);
+	check_exact(kt, g);
+	page_get_stats(&after);
+	KT_ASSERT_EQ(after.free, before.free); /* stacks, tasks and tables all given back */
+	kfree(g);
+}
+
+KTEST_STANDALONE(balance, message_calls_are_refused_on_a_shared_core)
+{
+	uint16_t core;
+	if (!share_idle_picos(&core, 1))
+		return;
+	/* spmd's probe exits 0 only if its send got -ENOTSUP: alone it is not refused (1) */
+	struct utask_result alone;
+	KT_ASSERT_EQ(utask_run_on(core, "spmd", PROBE_ARG, &alone), 0);
+	KT_ASSERT_EQ(alone.status, 0);
+	KT_ASSERT_EQ(alone.exit_code, 1);
+	struct share_group *g = group("spmd", PROBE_ARG, 2, 1, SHARE_WAIT_SPIN, SHARE_PLACE_PINNED);
+	KT_ASSERT(g != 0);
+	KT_ASSERT_EQ(share_group_run(g), 0);
+	KT_ASSERT_EQ(g->tasks[0].res.exit_code, 0);
+	KT_ASSERT_EQ(g->tasks[1].res.exit_code, 0);
+	kfree(g);
+}
