@@ -108,10 +108,11 @@ KTEST_STANDALONE(balance, round_robin_moves_tasks_and_loses_none)
 	KT_ASSERT_EQ(share_group_run(g), 0);
 	check_exact(kt, g);
 	KT_ASSERT(g->migrations >= 3);
-	unsigned moved_away = 0;
+	/* tasks that moved at all (a task may come back to its first core by the end, so that is no test) */
+	unsigned moved = 0;
 	for (unsigned r = 0; r < g->ntasks; r++)
-		moved_away += g->tasks[r].first_core != g->tasks[r].last_core;
-	KT_ASSERT(moved_away >= 1);
+		moved += g->tasks[r].migrations > 0;
+	KT_ASSERT(moved >= 2);
 	kfree(g);
 }
 
