@@ -80,6 +80,9 @@ int mosaic_main(long arg)
 			       n, (long)m, (long)m, NMAX, g, rank);
 		return 1;
 	}
+	/* loose, as the collectives were before they had modes: the benchmarks' figures stay comparable,
+	 * and nothing here relies on the others having finished a collective (docs/collectives.md) */
+	g |= MOSAIC_LOOSE;
 	int64_t s1 = m * (m - 1) / 2, s2 = (m - 1) * m * (2 * m - 1) / 6;
 
 	int64_t mine[3] = {0, 0, 0}; /* mismatches, sum of the elements, out of memory */

@@ -172,6 +172,9 @@ int mosaic_main(long arg)
 			       n * k, NMAX, g, rank);
 		return 1;
 	}
+	/* loose, as the collectives were before they had modes: the benchmarks' figures stay comparable,
+	 * and nothing here relies on the others having finished a collective (docs/collectives.md) */
+	g |= MOSAIC_LOOSE;
 	int64_t fails[NFAIL + 4] = {0}; /* + keys and key sum, before and after */
 
 	/* sort only if every rank has its memory */

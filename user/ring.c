@@ -47,6 +47,9 @@ int mosaic_main(long arg)
 			       n, rounds, NMAX, g, rank);
 		return 1;
 	}
+	/* loose, as the collectives were before they had modes: the benchmarks' figures stay comparable,
+	 * and nothing here relies on the others having finished a collective (docs/collectives.md) */
+	g |= MOSAIC_LOOSE;
 	int64_t fails[NFAIL] = {0};
 
 	/* point-to-point messages go to core ids: the core of every rank */

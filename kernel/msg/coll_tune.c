@@ -172,7 +172,6 @@ static int measure(const uint16_t *cores, unsigned n, const struct coll_trial *t
 	static struct measure_run m; /* too big for the stack; one measurement at a time (the shell) */
 	if (n < 1 || n > hart_count || reps < 1 || reps > COLL_MEASURE_MAX_REPS)
 		return -EINVAL;
-	memset(&m, 0, sizeof m);
 	m = (struct measure_run){.cores = cores, .n = n, .reps = reps, .trials = trials, .ntrials = ntrials,
 				 .ns = ns, .publish = publish};
 	for (unsigned i = 0; i < ntrials; i++) {
