@@ -52,7 +52,7 @@ USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
 USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/job.h user/user.ld
 
-KERNEL_DIRS := arch/riscv kernel kernel/msg kernel/dispatch kernel/alloc kernel/bench drivers drivers/noc lib tests/ktest
+KERNEL_DIRS := arch/riscv kernel kernel/msg kernel/dispatch kernel/alloc kernel/alloc/core kernel/bench drivers drivers/noc lib tests/ktest
 SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 

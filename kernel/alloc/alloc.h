@@ -17,46 +17,15 @@
 #include <stdbool.h>
 #include "kernel/config.h"
 
-#define ALLOC_PROGRAM_MAX 16          /* program name, with its NUL */
-#define ALLOC_DURATION_MAX_US 60000000 /* a simulated job's run, at most one minute */
-#define ALLOC_SIM_PROGRAM "sim"        /* the only "program" of partial simulation: a timer */
+#include "kernel/alloc/core/job.h" /* the policies, schemes, settings and struct job_spec */
 
-enum alloc_policy { ALLOC_POLICY_AC = 0, ALLOC_POLICY_AB = 1 };
-enum alloc_scheme { ALLOC_SCHEME_NAIVE = 0, ALLOC_SCHEME_FLOOD, ALLOC_SCHEME_FIXED, ALLOC_SCHEME_ADAPTIVE,
-		    ALLOC_SCHEMES };
-
-/* The settings every micro-kernel reads: written only while no job is in the system. */
-struct alloc_config {
-	enum alloc_policy policy;
-	enum alloc_scheme scheme;
-	bool check; /* check the invariants on every event (docs/allocation.md) */
-};
 extern struct alloc_config alloc_cfg;
-
-const char *alloc_policy_name(enum alloc_policy p);
-const char *alloc_scheme_name(enum alloc_scheme s);
-/* -1 if the name is unknown. */
-int alloc_policy_parse(const char *s);
-int alloc_scheme_parse(const char *s);
-
-/* A job as submitted. Real-task mode: `program` run as `ntasks` tasks. Partial
- * simulation: `ntasks` virtual cores held for `duration_us`. */
-struct job_spec {
-	uint16_t home;      /* domain (micro-kernel) id the job is submitted at */
-	uint32_t ntasks;    /* cores it needs */
-	char program[ALLOC_PROGRAM_MAX];
-	uint64_t arg;       /* the program's argument */
-	uint64_t duration_us;
-	uint64_t t_submit_ns; /* submission time (guest ns); 0: when the home receives it */
-	uint32_t tag;       /* the submitter's own label, returned in the report */
-	uint32_t cpu_ms;    /* real-task mode: each task's CPU-time limit, ms (0: the boot default) */
-};
 
 enum job_status { JOB_OK = 0, JOB_TASK_FAILED = 1 };
 
 /* What the home sends back to the submitter when the job has ended. */
 struct job_report {
-	uint32_t job;       /* (home << 20) | sequence number at the home */
+	uint32_t job;       /* proto_job_id(home, sequence number at the home) */
 	uint16_t home;
 	uint16_t status;    /* enum job_status */
 	uint32_t ntasks;

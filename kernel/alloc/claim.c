@@ -181,7 +181,7 @@ static void on_invade(struct mk *m, const struct alloc_hdr *h)
 			return;
 		}
 		memset(c, 0, sizeof *c);
-		c->id = (uint32_t)m->dom << 20 | (++m->next_seq & 0xfffff);
+		c->id = proto_job_id(m->dom, ++m->next_seq);
 		c->owner = (uint16_t)owner;
 		c->next = m->claims;
 		m->claims = c;

@@ -234,23 +234,6 @@ void check_release(uint32_t job, unsigned dom, const uint64_t *mask, uint32_t co
 		}
 }
 
-void check_start(uint32_t job, uint32_t need, uint32_t got)
-{
-	if (alloc_cfg.check && got != need)
-		check_fail("job %u starts on %u cores, it asked for %u", job, got, need);
-}
-
-/* Cores go to the oldest request first: nothing before e may still want cores here. */
-void check_commit_order(struct mk *m, const struct wq_entry *e)
-{
-	if (!alloc_cfg.check)
-		return;
-	for (const struct wq_entry *o = m->wq; o < e; o++)
-		if (o->committed < o->need)
-			check_fail("micro-kernel %u commits to job %u before older job %u has what it asked", m->dom,
-				   e->job, o->job);
-}
-
 /* ---- looking inside a micro-kernel (the shell's `mk`; scripts/gdb has mosaic-mk) ---- */
 
 static const char *const home_state_names[] = {"delayed", "seq-wait", "requesting", "blocked", "satisfied", "running"};
@@ -262,8 +245,8 @@ void alloc_print_mk(unsigned dom)
 		kprintf("micro-kernel %u (core %u): has not run yet\n", dom, domain_master(dom));
 		return;
 	}
-	kprintf("micro-kernel %u (core %u, grid %u,%u): %u of %u cores free, epoch %u%s\n", dom, m->core, grid_x(dom),
-		grid_y(dom), m->nfree, m->capacity, m->epoch, dom == sequencer_dom() ? ", sequencer" : "");
+	kprintf("micro-kernel %u (core %u, grid %u,%u): %u of %u cores free, epoch %u%s\n", dom, m->core, grid_x(m->w, dom),
+		grid_y(m->w, dom), m->nfree, m->capacity, m->epoch, dom == sequencer_dom() ? ", sequencer" : "");
 	for (unsigned i = 0; i < m->nwq; i++) {
 		const struct wq_entry *e = &m->wq[i];
 		kprintf("  wait %u: job %u home %u attempt %u t %lu need %u committed %u%s\n", i, e->job, e->home,

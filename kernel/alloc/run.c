@@ -1,11 +1,12 @@
 /*
- * From cores to a running job and back: the home maps the job onto the committed
- * cores nearest to it and spawns it; each micro-kernel starts its share (user
- * tasks on its pico-kernels in real-task mode, a timer in partial simulation),
- * keeps the cores it committed beyond its share free again, and tells the home
- * when its share has ended; the home then reports to the submitter.
+ * A spawned job's tasks on the pico-kernels (real-task mode): the protocol core
+ * (kernel/alloc/core/spawn.c) decides which cores run a part of the job; this
+ * file hands each task to its core with hart_call, runs it there behind the
+ * job's start barrier, and sends its end back to the micro-kernel as a
+ * TASK_DONE message. Tasks whose core was still busy are tried again.
  */
 #include "kernel/alloc/proto.h"
+#include "kernel/alloc/core/proto_env.h"
 #include "kernel/domain.h"
 #include "kernel/hart.h"
 #include "kernel/kheap.h"
@@ -27,7 +28,6 @@ const struct job_ctx *alloc_job_ctx(unsigned core) { return &job_ctxs[core]; }
 
 /* One task of a job, handed to its pico-kernel with hart_call. */
 struct job_task {
-	struct run_part *part;
 	uint32_t job, rank, size;
 	uint16_t core, mk_core;
 	const uint16_t *cores;
@@ -39,112 +39,6 @@ struct job_task {
 
 /* The kernel's start barrier uses tags far above those of the job's own collectives. */
 #define START_BARRIER_SEQ 0x40000000u
-
-/* ---- the home: mapping and spawn ---- */
-
-struct cand {
-	uint16_t hops, dom, core, count;
-};
-
-static bool cand_before(const struct cand *a, const struct cand *b)
-{
-	return a->hops != b->hops ? a->hops < b->hops : a->core < b->core;
-}
-
-/*
- * Task-to-core mapping: the committed cores nearest the home micro-kernel (XY
- * hops, ties to the lower core id), as many as the job needs; in partial
- * simulation a micro-kernel's virtual cores all sit at its tile.
- */
-void home_satisfied(struct mk *m, struct home_job *j)
-{
-	struct cand c[MOSAIC_MAX_HARTS]; /* on this core's stack: every home maps at once */
-	unsigned n = 0;
-	for (unsigned d = 0; d < layout.ndomains; d++) {
-		if (!j->commit_count[d])
-			continue;
-		if (layout.partial) {
-			c[n++] = (struct cand){(uint16_t)mesh_hops(m->core, domain_master(d)), (uint16_t)d,
-					       (uint16_t)domain_master(d), j->commit_count[d]};
-			continue;
-		}
-		for (unsigned k = 0; k < mesh.cores; k++)
-			if (mask_has(j->commit_mask[d], k))
-				c[n++] = (struct cand){(uint16_t)mesh_hops(m->core, k), (uint16_t)d, (uint16_t)k, 1};
-	}
-	for (unsigned i = 1; i < n; i++) /* insertion sort: n <= 128 */
-		for (unsigned k = i; k > 0 && cand_before(&c[k], &c[k - 1]); k--) {
-			struct cand t = c[k];
-			c[k] = c[k - 1];
-			c[k - 1] = t;
-		}
-	uint16_t take[MOSAIC_MAX_HARTS] = {0};
-	uint64_t chosen[2] = {0, 0};
-	uint32_t left = j->spec.ntasks, nassign = 0, ncores = 0;
-	for (unsigned i = 0; i < n && left; i++) {
-		uint32_t k = c[i].count < left ? c[i].count : left;
-		if (!take[c[i].dom])
-			nassign++;
-		take[c[i].dom] = (uint16_t)(take[c[i].dom] + k);
-		left -= k;
-		if (!layout.partial)
-			mask_set(chosen, c[i].core);
-	}
-	check_start(j->id, j->spec.ntasks, j->spec.ntasks - left);
-	if (!layout.partial)
-		ncores = j->spec.ntasks;
-	uint32_t len = sizeof(struct alloc_hdr) + sizeof(struct spawn_body) + nassign * sizeof(struct spawn_assign) +
-		       ncores * sizeof(uint16_t);
-	uint8_t *msg = kmalloc(len);
-	if (!msg)
-		panic("alloc: out of memory for a spawn message");
-	memset(msg, 0, len);
-	struct alloc_hdr *h = (struct alloc_hdr *)msg;
-	struct spawn_body *b = (struct spawn_body *)(h + 1);
-	struct spawn_assign *a = (struct spawn_assign *)(b + 1);
-	uint16_t *cores = (uint16_t *)(a + nassign);
-	*h = (struct alloc_hdr){.kind = AK_SPAWN, .job = j->id, .home = m->dom, .attempt = j->attempt,
-				.t_submit = j->t_submit, .need = j->spec.ntasks};
-	memcpy(b->program, j->spec.program, sizeof b->program);
-	b->arg = j->spec.arg;
-	b->duration_us = j->spec.duration_us;
-	b->cpu_ms = j->spec.cpu_ms;
-	b->submitter = j->submitter;
-	b->nassign = (uint16_t)nassign;
-	b->ncores = (uint16_t)ncores;
-	for (unsigned d = 0, i = 0; d < layout.ndomains; d++)
-		if (take[d])
-			a[i++] = (struct spawn_assign){(uint16_t)d, take[d]};
-	for (unsigned k = 0, i = 0; k < mesh.cores && i < ncores; k++)
-		if (mask_has(chosen, k))
-			cores[i++] = (uint16_t)k;
-	memcpy(j->held, chosen, sizeof j->held); /* for the report: which cores it held */
-	memcpy(j->held_count, take, sizeof j->held_count);
-	j->t_alloc = vtime_now_ns();
-	j->state = HJ_RUNNING;
-	struct wq_entry *own = wq_find(m, j->id);
-	if (own)
-		own->need = own->committed; /* it wants no more here; its spawn frees what is not used */
-	j->parts_pending = nassign;
-	j->nparts = (uint16_t)nassign;
-	trace_event(TR_SATISFIED, j->id, j->got, j->attempt);
-	if (!j->global) {
-		spawn_receive(m, h, len);
-	} else if (alloc_cfg.policy == ALLOC_POLICY_AC) {
-		prop_start(m, h, len);
-		spawn_receive(m, h, len);
-	} else {
-		h->kind = AK_SEQ_ALLOC;
-		unsigned s = sequencer_dom();
-		if (s == m->dom) {
-			h->from = m->dom;
-			ab_on_seq_alloc(m, h, len);
-		} else {
-			mk_send(m, s, h, len);
-		}
-	}
-	kfree(msg);
-}
 
 /* ---- every micro-kernel: its share of a spawned job ---- */
 
@@ -182,193 +76,56 @@ static void job_task_main(void *arg)
 	mk_send_core(0, mk_core, &h, sizeof h);
 }
 
-static void part_finished(struct mk *m, struct run_part *p)
-{
-	struct alloc_hdr h = {.kind = AK_PART_DONE, .job = p->job, .home = p->home, .count = p->count,
-			      .failed = p->failed, .value = p->exit_code, .t_event = p->t_start};
-	if (p->home == m->dom) {
-		h.from = m->dom;
-		run_part_done(m, &h);
-	} else {
-		mk_send(m, p->home, &h, sizeof h);
-	}
-	m->dirty = true;
-}
+/* What the kernel keeps for a part of a job on this micro-kernel (run_part.env). */
+struct part_tasks {
+	struct job_task *tasks; /* one per core of the part */
+	uint16_t *cores;        /* the job's cores in rank order */
+	uint32_t count;
+};
 
-static int part_timer(struct task *t)
+/* Hands every task not started yet to its core; true if some still wait (core busy). */
+static bool start_tasks(struct part_tasks *pt)
 {
-	struct run_part *p = (struct run_part *)t->args[0];
-	struct mk *m = mk_self();
-	m->nfree += p->count;
-	check_release(p->job, m->dom, p->mask, p->count);
-	p->done = p->count;
-	trace_event(TR_END, p->job, p->count, 0);
-	part_finished(m, p);
-	return TASK_RET_SUCCESS;
-}
-
-static void start_tasks(struct run_part *p)
-{
-	for (uint32_t i = 0; i < p->count; i++) {
-		struct job_task *jt = &p->tasks[i];
+	bool waiting = false;
+	for (uint32_t i = 0; i < pt->count; i++) {
+		struct job_task *jt = &pt->tasks[i];
 		if (!jt->started && hart_call(jt->core, job_task_main, jt))
 			jt->started = true;
+		waiting |= !jt->started;
 	}
+	return waiting;
 }
 
-static void start_part(struct mk *m, const struct alloc_hdr *h, const struct spawn_body *b, const uint16_t *cores,
-		       const uint64_t *mine, uint32_t x)
+void penv_part_start(struct mk *m, struct run_part *p, const struct spawn_body *b, const uint16_t *cores)
 {
-	struct run_part *p = kmalloc(sizeof *p);
-	if (!p)
-		panic("alloc: out of memory for a running job");
-	memset(p, 0, sizeof *p);
-	p->job = h->job;
-	p->home = h->home;
-	p->submitter = b->submitter;
-	p->count = x;
-	p->mask[0] = mine[0];
-	p->mask[1] = mine[1];
-	p->arg = b->arg;
-	memcpy(p->program, b->program, sizeof p->program);
-	p->program[ALLOC_PROGRAM_MAX - 1] = 0;
-	p->t_start = vtime_now_ns();
-	p->next = m->parts;
-	m->parts = p;
-	trace_event(TR_START, p->job, x, h->home);
-	if (layout.partial) {
-		uint64_t args[1] = {(uint64_t)p};
-		task_init(&p->timer, part_timer, args, 1);
-		task_set_timing(&p->timer, timer_us_to_ticks(b->duration_us), 0);
-		p->timer_armed = task_dispatch(&p->timer, this_cpu()) == 0;
-		ASSERT(p->timer_armed);
-		return;
-	}
-	p->ncores = b->ncores;
-	p->cores = kmalloc(b->ncores * sizeof(uint16_t));
-	p->tasks = kmalloc(x * sizeof(struct job_task));
-	if (!p->cores || !p->tasks)
+	struct part_tasks *pt = kmalloc(sizeof *pt);
+	uint16_t *copy = kmalloc(b->ncores * sizeof(uint16_t));
+	struct job_task *tasks = kmalloc(p->count * sizeof(struct job_task));
+	if (!pt || !copy || !tasks)
 		panic("alloc: out of memory for a job's tasks");
-	memcpy(p->cores, cores, b->ncores * sizeof(uint16_t));
-	for (uint32_t r = 0, i = 0; r < b->ncores; r++) {
-		if (!mask_has(mine, cores[r]))
+	memcpy(copy, cores, b->ncores * sizeof(uint16_t));
+	*pt = (struct part_tasks){.tasks = tasks, .cores = copy, .count = p->count};
+	for (uint32_t r = 0, i = 0; r < b->ncores && i < p->count; r++) {
+		if (!mask_has(p->mask, cores[r]))
 			continue;
-		p->tasks[i++] = (struct job_task){.part = p, .job = p->job, .rank = r, .size = b->ncores,
-						  .core = cores[r], .mk_core = m->core, .cores = p->cores,
-						  .program = p->program, .arg = p->arg, .cpu_ms = b->cpu_ms};
+		tasks[i++] = (struct job_task){.job = p->job, .rank = r, .size = b->ncores, .core = cores[r],
+					       .mk_core = m->core, .cores = copy, .program = p->program,
+					       .arg = p->arg, .cpu_ms = b->cpu_ms};
 	}
-	start_tasks(p);
+	p->env = pt;
+	start_tasks(pt);
 }
 
-void spawn_receive(struct mk *m, const struct alloc_hdr *h, uint32_t len)
+void penv_part_free(struct mk *m, struct run_part *p)
 {
-	const struct spawn_body *b = (const struct spawn_body *)(h + 1);
-	if (len < sizeof *h + sizeof *b ||
-	    len != sizeof *h + sizeof *b + b->nassign * sizeof(struct spawn_assign) + b->ncores * sizeof(uint16_t)) {
-		check_fail("micro-kernel %u: malformed spawn of job %u (%u bytes)", m->dom, h->job, len);
+	(void)m;
+	struct part_tasks *pt = p->env;
+	if (!pt)
 		return;
-	}
-	const struct spawn_assign *a = (const struct spawn_assign *)(b + 1);
-	const uint16_t *cores = (const uint16_t *)(a + b->nassign);
-	uint32_t x = 0;
-	for (unsigned i = 0; i < b->nassign; i++)
-		if (a[i].mk == m->dom)
-			x = a[i].count;
-	uint64_t mine[2] = {0, 0};
-	for (unsigned i = 0; i < b->ncores; i++)
-		if (domain_of(cores[i]) == m->dom)
-			mask_set(mine, cores[i]);
-	struct wq_entry *e = wq_find(m, h->job);
-	if (e) {
-		if (x > e->committed || (mine[0] & ~e->mask[0]) || (mine[1] & ~e->mask[1]))
-			check_fail("micro-kernel %u: job %u spawned on %u cores here, %u committed", m->dom, h->job, x,
-				   e->committed);
-		uint64_t rest[2] = {e->mask[0] & ~mine[0], e->mask[1] & ~mine[1]};
-		m->nfree += e->committed - x;
-		m->freemask[0] |= rest[0];
-		m->freemask[1] |= rest[1];
-		check_release(h->job, m->dom, rest, e->committed - x);
-		wq_remove(m, e, false);
-	} else if (x) {
-		check_fail("micro-kernel %u: job %u spawned on %u cores here without a request", m->dom, h->job, x);
-	}
-	tomb_add(m, h->job, 0xffff);
-	m->dirty = true;
-	if (x)
-		start_part(m, h, b, cores, mine, x);
-}
-
-void run_task_done(struct mk *m, const struct alloc_hdr *h)
-{
-	unsigned core = h->from;
-	struct run_part *p = m->parts;
-	while (p && !(p->job == h->job && mask_has(p->mask, core) && p->done < p->count))
-		p = p->next;
-	if (!p) {
-		check_fail("micro-kernel %u: task end from core %u for job %u it does not run", m->dom, core, h->job);
-		return;
-	}
-	p->done++;
-	if (h->flags & AF_FAILED)
-		p->failed++;
-	if (h->value && !p->exit_code)
-		p->exit_code = h->value;
-	if (h->t_event > p->t_start)
-		p->t_start = h->t_event;
-	uint64_t one[2] = {0, 0};
-	mask_set(one, core);
-	check_release(h->job, m->dom, one, 1);
-	mask_set(m->freemask, core);
-	m->nfree++;
-	m->dirty = true;
-	if (p->done == p->count) {
-		trace_event(TR_END, p->job, p->count, p->failed);
-		part_finished(m, p);
-	}
-}
-
-static void report(struct mk *m, struct home_job *j)
-{
-	struct job_report r = {.job = j->id, .home = m->dom, .status = j->failed_tasks ? JOB_TASK_FAILED : JOB_OK,
-			       .ntasks = j->spec.ntasks, .tag = j->spec.tag, .t_submit_ns = j->t_submit,
-			       .t_alloc_ns = j->t_alloc, .t_start_ns = j->t_start, .t_end_ns = j->t_end,
-			       .duration_us = j->spec.duration_us, .arg = j->spec.arg, .cancels = j->cancels,
-			       .attempts = j->attempts, .failed_tasks = j->failed_tasks, .exit_code = j->exit_code,
-			       .nparts = j->nparts, .global = j->global};
-	memcpy(r.program, j->spec.program, sizeof r.program);
-	memcpy(r.cores, j->held, sizeof r.cores);
-	memcpy(r.domain_cores, j->held_count, sizeof r.domain_cores);
-	stats_job_get(j->id, &r.msgs, &r.hops);
-	trace_event(TR_REPORT, j->id, j->submitter, r.status);
-	struct msg_request req;
-	int e = msg_isend_typed(MSG_TYPE_ALLOC_REPORT, j->submitter, 0, &r, sizeof r, false, &req);
-	if (!e)
-		e = msg_wait(&req, 0);
-	ASSERT(e == 0);
-}
-
-/* At the home: one micro-kernel's share of the job ended; the last one ends the job. */
-void run_part_done(struct mk *m, const struct alloc_hdr *h)
-{
-	struct home_job *j = home_find(m, h->job), **pp;
-	if (!j || j->state != HJ_RUNNING || !j->parts_pending) {
-		check_fail("home %u: end of a part of job %u it does not run", m->dom, h->job);
-		return;
-	}
-	j->failed_tasks += h->failed;
-	if (h->value && !j->exit_code)
-		j->exit_code = h->value;
-	if (h->t_event > j->t_start)
-		j->t_start = h->t_event;
-	if (--j->parts_pending)
-		return;
-	j->t_end = vtime_now_ns();
-	report(m, j);
-	for (pp = &m->jobs; *pp != j; pp = &(*pp)->next)
-		;
-	*pp = j->next;
-	m->njobs--;
-	kfree(j);
+	kfree(pt->tasks);
+	kfree(pt->cores);
+	kfree(pt);
+	p->env = 0;
 }
 
 static int retry_task(struct task *t)
@@ -378,38 +135,24 @@ static int retry_task(struct task *t)
 	return TASK_RET_SUCCESS;
 }
 
-/* Frees the shares that ended, and retries tasks whose core was busy when their job spawned
- * (a core taken by the shell's `run`, say): again a millisecond later, in WFI meanwhile. */
-void run_reap(struct mk *m)
+bool run_start_pending(struct mk *m)
 {
 	bool waiting = false;
-	for (struct run_part **pp = &m->parts; *pp;) {
-		struct run_part *p = *pp;
-		if (p->tasks && p->done < p->count) {
-			start_tasks(p);
-			for (uint32_t i = 0; i < p->count; i++)
-				waiting |= !p->tasks[i].started;
-		}
-		bool over = p->done == p->count && (!p->timer_armed || p->timer.done);
-		if (!over) {
-			pp = &p->next;
-			continue;
-		}
-		*pp = p->next;
-		kfree(p->tasks);
-		kfree(p->cores);
-		kfree(p);
-	}
-	if (waiting)
-		mk_retry_later(m);
+	for (struct run_part *p = m->parts; p; p = p->next)
+		if (p->env && p->done < p->count)
+			waiting |= start_tasks(p->env);
+	return waiting;
 }
+
+static struct task retry_tasks[MOSAIC_MAX_HARTS]; /* per micro-kernel, its own */
 
 /* Looks again in a millisecond (a dispatcher task marks the state changed), in WFI meanwhile. */
 void mk_retry_later(struct mk *m)
 {
-	if (m->retry.state == TASK_CREATED || m->retry.done) {
-		task_init(&m->retry, retry_task, 0, 0);
-		task_set_timing(&m->retry, timer_us_to_ticks(1000), 0);
-		task_dispatch(&m->retry, this_cpu());
+	struct task *t = &retry_tasks[m->dom];
+	if (t->state == TASK_CREATED || t->done) {
+		task_init(t, retry_task, 0, 0);
+		task_set_timing(t, timer_us_to_ticks(1000), 0);
+		task_dispatch(t, this_cpu());
 	}
 }

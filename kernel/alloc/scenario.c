@@ -416,8 +416,8 @@ SHELL_CMD(propbench, "propbench W H [reps R]",
 
 static unsigned grid_distance(unsigned a, unsigned b)
 {
-	unsigned dx = grid_x(a) > grid_x(b) ? grid_x(a) - grid_x(b) : grid_x(b) - grid_x(a);
-	unsigned dy = grid_y(a) > grid_y(b) ? grid_y(a) - grid_y(b) : grid_y(b) - grid_y(a);
+	unsigned dx = grid_x(&alloc_world, a) > grid_x(&alloc_world, b) ? grid_x(&alloc_world, a) - grid_x(&alloc_world, b) : grid_x(&alloc_world, b) - grid_x(&alloc_world, a);
+	unsigned dy = grid_y(&alloc_world, a) > grid_y(&alloc_world, b) ? grid_y(&alloc_world, a) - grid_y(&alloc_world, b) : grid_y(&alloc_world, b) - grid_y(&alloc_world, a);
 	return dx + dy;
 }
 

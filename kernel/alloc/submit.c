@@ -28,34 +28,12 @@ BOOTARG_STR("scheme", scheme_arg, "propagation of requests and spawns: naive, fl
 static uint64_t check_arg = 1;
 BOOTARG_U64("alloc_check", check_arg, 0, 1, "1: check the allocation invariants on every event (docs/allocation.md)");
 
-static const char *const policy_names[] = {"ac", "ab"};
-static const char *const scheme_names[ALLOC_SCHEMES] = {"naive", "flood", "fixed", "adaptive"};
-
-const char *alloc_policy_name(enum alloc_policy p) { return policy_names[p]; }
-const char *alloc_scheme_name(enum alloc_scheme s) { return scheme_names[s]; }
-
-int alloc_policy_parse(const char *s)
-{
-	for (int i = 0; i < 2; i++)
-		if (!strcmp(s, policy_names[i]))
-			return i;
-	return -1;
-}
-
-int alloc_scheme_parse(const char *s)
-{
-	for (int i = 0; i < ALLOC_SCHEMES; i++)
-		if (!strcmp(s, scheme_names[i]))
-			return i;
-	return -1;
-}
-
 const char *alloc_init(void)
 {
 	static char err[120];
 	int p = alloc_policy_parse(policy_arg), s = alloc_scheme_parse(scheme_arg);
 	alloc_cfg.check = check_arg != 0;
-	sequencer_choose();
+	alloc_world_init();
 	alloc_running = true;
 	if (p < 0) {
 		snprintf(err, sizeof err, "policy: '%s' is not a policy (ac or ab)", policy_arg);

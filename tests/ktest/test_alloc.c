@@ -152,9 +152,9 @@ KTEST_STANDALONE(alloc, link_failure_under_adaptive)
 	snprintf(line, sizeof line, "propbench %u %u reps 1", layout.dx, layout.dy);
 	KT_ASSERT_EQ(shell_exec(line), 0);
 	alloc_cfg.scheme = saved;
-	const struct tree *t0 = &mks[0].trees[0];
+	const struct tree *t0 = &origin_get(&mks[0], 0)->tree;
 	KT_ASSERT(t0->ready && t0->epoch == mks[0].epoch && t0->epoch > 0);
-	bool east = grid_y(1) == grid_y(0);
+	bool east = grid_y(&alloc_world, 1) == grid_y(&alloc_world, 0);
 	KT_ASSERT(!(t0->children & (east ? PROP_E : PROP_S)));
 	KT_ASSERT(mks[0].dead && mks[1].dead);
 	KT_ASSERT_EQ(alloc_violations, v0);

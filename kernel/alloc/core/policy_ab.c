@@ -8,11 +8,8 @@
  * propagates the spawn and, behind it on the same paths, the next request. With
  * one request collecting at a time no two jobs hold parts of what both need.
  */
-#include "kernel/alloc/proto.h"
-#include "kernel/domain.h"
-#include "lib/string.h"
+#include "kernel/alloc/core/proto_env.h"
 
-void sq_insert(struct mk *m, const struct wq_entry *e);
 
 void ab_begin(struct mk *m, struct home_job *j)
 {
@@ -21,7 +18,7 @@ void ab_begin(struct mk *m, struct home_job *j)
 	j->attempts = 1;
 	struct alloc_hdr h = {.kind = AK_SEQ_SUBMIT, .job = j->id, .home = m->dom, .attempt = 1,
 			      .t_submit = j->t_submit, .need = j->spec.ntasks};
-	unsigned s = sequencer_dom();
+	unsigned s = m->w->sequencer;
 	if (s == m->dom) {
 		h.from = m->dom;
 		ab_on_seq_submit(m, &h);
@@ -41,7 +38,7 @@ void ab_on_seq_submit(struct mk *m, const struct alloc_hdr *h)
 void ab_on_seq_alloc(struct mk *m, struct alloc_hdr *h, uint32_t len)
 {
 	if (h->job != m->seq_current)
-		check_fail("sequencer %u: SEQ_ALLOC for job %u while job %u is current", m->dom, h->job,
+		penv_fail(m, "sequencer %u: SEQ_ALLOC for job %u while job %u is current", m->dom, h->job,
 			   m->seq_current);
 	h->kind = AK_SPAWN;
 	prop_start(m, h, len);
@@ -52,10 +49,10 @@ void ab_on_seq_alloc(struct mk *m, struct alloc_hdr *h, uint32_t len)
 
 void ab_periodic(struct mk *m)
 {
-	if (m->dom != sequencer_dom() || m->seq_current || !m->nsq)
+	if (m->dom != m->w->sequencer || m->seq_current || !m->nsq)
 		return;
 	struct wq_entry next = m->sq[0];
-	memmove(&m->sq[0], &m->sq[1], (m->nsq - 1) * sizeof next);
+	__builtin_memmove(&m->sq[0], &m->sq[1], (m->nsq - 1) * sizeof next);
 	m->nsq--;
 	m->seq_current = next.job;
 	struct alloc_hdr h = {.kind = AK_REQ, .job = next.job, .home = next.home, .attempt = next.attempt,

@@ -18,48 +18,38 @@
  * PING and TINIT waves come back as echoes along the reverse path, so the origin
  * learns when every node has it (the benchmark's round trip).
  */
-#include "kernel/alloc/proto.h"
-#include "kernel/domain.h"
-#include "kernel/kheap.h"
-#include "kernel/panic.h"
-#include "kernel/console.h"
-#include "drivers/timer.h"
-#include "lib/string.h"
-#include "kernel/vtime.h"
-
-unsigned grid_x(unsigned dom) { return dom % layout.dx; }
-unsigned grid_y(unsigned dom) { return dom / layout.dx; }
+#include "kernel/alloc/core/proto_env.h"
 
 static const uint8_t dirs[4] = {PROP_E, PROP_W, PROP_N, PROP_S};
 
 /* The neighbour of dom in direction d inside the message's region, or -1. */
-static int neighbour(const struct alloc_hdr *h, unsigned dom, uint8_t d)
+static int neighbour(const struct mk *m, const struct alloc_hdr *h, unsigned dom, uint8_t d)
 {
-	int x = (int)grid_x(dom), y = (int)grid_y(dom);
+	int x = (int)grid_x(m->w, dom), y = (int)grid_y(m->w, dom);
 	x += d == PROP_E ? 1 : d == PROP_W ? -1 : 0;
 	y += d == PROP_S ? 1 : d == PROP_N ? -1 : 0;
 	if (x < h->rx0 || x >= h->rx1 || y < h->ry0 || y >= h->ry1)
 		return -1;
-	return y * (int)layout.dx + x;
+	return y * (int)m->w->dx + x;
 }
 
-static uint8_t dir_to(unsigned from, unsigned to)
+static uint8_t dir_to(const struct mk *m, unsigned from, unsigned to)
 {
-	if (grid_y(from) == grid_y(to))
-		return grid_x(to) > grid_x(from) ? PROP_E : PROP_W;
-	return grid_y(to) > grid_y(from) ? PROP_S : PROP_N;
+	if (grid_y(m->w, from) == grid_y(m->w, to))
+		return grid_x(m->w, to) > grid_x(m->w, from) ? PROP_E : PROP_W;
+	return grid_y(m->w, to) > grid_y(m->w, from) ? PROP_S : PROP_N;
 }
 
-static bool in_region(const struct alloc_hdr *h, unsigned dom)
+static bool in_region(const struct mk *m, const struct alloc_hdr *h, unsigned dom)
 {
-	unsigned x = grid_x(dom), y = grid_y(dom);
+	unsigned x = grid_x(m->w, dom), y = grid_y(m->w, dom);
 	return x >= h->rx0 && x < h->rx1 && y >= h->ry0 && y < h->ry1;
 }
 
 /* Records (origin, bseq); false if it was seen before. */
 static bool first_time(struct mk *m, unsigned origin, uint32_t bseq)
 {
-	__typeof__(m->seen[0]) *s = &m->seen[origin];
+	struct origin_state *s = origin_get(m, origin);
 	if (bseq > s->high) {
 		uint32_t shift = bseq - s->high;
 		s->mask = shift >= 64 ? 0 : s->mask << shift;
@@ -70,7 +60,7 @@ static bool first_time(struct mk *m, unsigned origin, uint32_t bseq)
 	uint32_t back = s->high - bseq;
 	if (back >= 64 || (s->mask >> back & 1))
 		return false;
-	s->mask |= 1UL << back;
+	s->mask |= 1ULL << back;
 	return true;
 }
 
@@ -83,7 +73,7 @@ static void copy_to(struct mk *m, unsigned dom, uint8_t dir, struct alloc_hdr *h
 
 static bool flood_to(struct mk *m, struct alloc_hdr *h, unsigned d, unsigned from)
 {
-	int n = neighbour(h, m->dom, d);
+	int n = neighbour(m, h, m->dom, d);
 	return n >= 0 && (unsigned)n != from && !(m->dead & d);
 }
 
@@ -99,8 +89,8 @@ static unsigned pass_on(struct mk *m, struct alloc_hdr *h, uint32_t len, unsigne
 	switch (h->scheme) {
 	case ALLOC_SCHEME_NAIVE:
 		if (origin)
-			for (unsigned d = 0; d < layout.ndomains; d++)
-				if (d != m->dom && in_region(h, d)) {
+			for (unsigned d = 0; d < m->w->ndomains; d++)
+				if (d != m->dom && in_region(m, h, d)) {
 					copy_to(m, d, 0, h, len);
 					sent++;
 				}
@@ -116,7 +106,7 @@ static unsigned pass_on(struct mk *m, struct alloc_hdr *h, uint32_t len, unsigne
 				go = vertical ? (in_dir & d) != 0 : true;
 			else
 				go = (in_dir & d) != 0;
-			int n = neighbour(h, m->dom, d);
+			int n = neighbour(m, h, m->dom, d);
 			if (go && n >= 0) {
 				copy_to(m, (unsigned)n, (uint8_t)(d | (vertical ? PROP_TRUNK : 0)), h, len);
 				sent++;
@@ -124,11 +114,11 @@ static unsigned pass_on(struct mk *m, struct alloc_hdr *h, uint32_t len, unsigne
 		}
 		break;
 	case ALLOC_SCHEME_ADAPTIVE: {
-		const struct tree *t = &m->trees[h->origin];
+		const struct tree *t = &origin_get(m, h->origin)->tree;
 		if (t->epoch == h->epoch && t->ready) {
 			for (unsigned i = 0; i < 4; i++)
 				if (t->children & dirs[i]) {
-					copy_to(m, (unsigned)neighbour(h, m->dom, dirs[i]), 0, h, len);
+					copy_to(m, (unsigned)neighbour(m, h, m->dom, dirs[i]), 0, h, len);
 					sent++;
 				}
 			break;
@@ -141,7 +131,7 @@ static unsigned pass_on(struct mk *m, struct alloc_hdr *h, uint32_t len, unsigne
 	case ALLOC_SCHEME_FLOOD:
 		for (unsigned i = 0; i < 4; i++)
 			if (flood_to(m, h, dirs[i], from)) {
-				copy_to(m, (unsigned)neighbour(h, m->dom, dirs[i]), 0, h, len);
+				copy_to(m, (unsigned)neighbour(m, h, m->dom, dirs[i]), 0, h, len);
 				sent++;
 			}
 		break;
@@ -160,23 +150,23 @@ static void launch(struct mk *m, struct alloc_hdr *h, uint32_t len)
 	unsigned sent = pass_on(m, h, len, m->dom);
 	if (h->kind != AK_PING && h->kind != AK_TINIT)
 		return;
-	struct echo_state *st = &m->echo[m->dom];
+	struct echo_state *st = &origin_get(m, m->dom)->echo;
 	*st = (struct echo_state){.bseq = h->bseq, .parent = m->dom, .awaiting = (uint16_t)sent, .active = true,
-				  .kind = h->kind, .t_start = vtime_now_ns()};
+				  .kind = h->kind, .t_start = penv_now(m)};
 	if (!sent)
 		wave_done(m, st);
 }
 
 static bool tree_usable(struct mk *m, const struct alloc_hdr *h)
 {
-	const struct tree *t = &m->trees[m->dom];
+	const struct tree *t = &origin_get(m, m->dom)->tree;
 	return t->ready && t->epoch == m->epoch && t->rx0 == h->rx0 && t->ry0 == h->ry0 && t->rx1 == h->rx1 &&
 	       t->ry1 == h->ry1;
 }
 
 static void start_tinit(struct mk *m, const struct alloc_hdr *like)
 {
-	struct tree *t = &m->trees[m->dom];
+	struct tree *t = &origin_get(m, m->dom)->tree;
 	*t = (struct tree){.epoch = m->epoch, .parent = m->dom, .rx0 = like->rx0, .ry0 = like->ry0, .rx1 = like->rx1,
 			   .ry1 = like->ry1};
 	struct alloc_hdr h = {.kind = AK_TINIT, .scheme = ALLOC_SCHEME_FLOOD, .origin = m->dom, .bseq = ++m->bseq,
@@ -198,12 +188,12 @@ static void prop_start_in(struct mk *m, struct alloc_hdr *h, uint32_t len, unsig
 		return;
 	}
 	/* hold it until this origin's tree is formed */
-	struct held_msg *hm = kmalloc(sizeof *hm + len);
+	struct held_msg *hm = penv_alloc(sizeof *hm + len);
 	if (!hm)
-		panic("alloc: out of memory holding a %u-byte message", len);
+		penv_panic(m, "alloc: out of memory holding a %u-byte message", len);
 	hm->next = 0;
 	hm->len = len;
-	memcpy(hm + 1, h, len);
+	__builtin_memcpy(hm + 1, h, len);
 	bool forming = m->held != 0;
 	if (m->held_tail)
 		m->held_tail->next = hm;
@@ -218,10 +208,10 @@ void prop_start(struct mk *m, struct alloc_hdr *h, uint32_t len)
 {
 	if (!h->rx1) {
 		h->rx0 = h->ry0 = 0;
-		h->rx1 = (uint8_t)layout.dx;
-		h->ry1 = (uint8_t)layout.dy;
+		h->rx1 = (uint8_t)m->w->dx;
+		h->ry1 = (uint8_t)m->w->dy;
 	}
-	prop_start_in(m, h, len, alloc_cfg.scheme);
+	prop_start_in(m, h, len, m->w->cfg->scheme);
 }
 
 void prop_ping(struct mk *m, unsigned x0, unsigned y0, unsigned x1, unsigned y1, int requester)
@@ -229,7 +219,7 @@ void prop_ping(struct mk *m, unsigned x0, unsigned y0, unsigned x1, unsigned y1,
 	m->ping_requester = requester;
 	struct alloc_hdr h = {.kind = AK_PING, .rx0 = (uint8_t)x0, .ry0 = (uint8_t)y0, .rx1 = (uint8_t)x1,
 			      .ry1 = (uint8_t)y1};
-	prop_start_in(m, &h, sizeof h, alloc_cfg.scheme);
+	prop_start_in(m, &h, sizeof h, m->w->cfg->scheme);
 }
 
 static void send_echo(struct mk *m, unsigned to, unsigned origin, uint32_t bseq, uint8_t flags, uint32_t count)
@@ -253,9 +243,9 @@ bool prop_receive(struct mk *m, struct alloc_hdr *h, uint32_t len)
 		return true;
 	}
 	if (h->kind == AK_TINIT)
-		m->trees[h->origin] = (struct tree){.epoch = h->epoch, .parent = (uint16_t)from, .rx0 = h->rx0,
+		origin_get(m, h->origin)->tree = (struct tree){.epoch = h->epoch, .parent = (uint16_t)from, .rx0 = h->rx0,
 						    .ry0 = h->ry0, .rx1 = h->rx1, .ry1 = h->ry1};
-	struct echo_state *st = &m->echo[h->origin];
+	struct echo_state *st = &origin_get(m, h->origin)->echo;
 	*st = (struct echo_state){.bseq = h->bseq, .parent = (uint16_t)from, .active = true, .kind = h->kind};
 	st->awaiting = (uint16_t)pass_on(m, h, len, from);
 	if (!st->awaiting)
@@ -268,8 +258,9 @@ static void echo_up(struct mk *m, unsigned origin, struct echo_state *st)
 {
 	st->active = false;
 	if (st->kind == AK_TINIT) {
-		m->trees[origin].children = st->children;
-		m->trees[origin].ready = 1;
+		struct tree *t = &origin_get(m, origin)->tree;
+		t->children = st->children;
+		t->ready = 1;
 	}
 	send_echo(m, st->parent, origin, st->bseq, AF_CHILD, st->count + 1);
 }
@@ -277,18 +268,14 @@ static void echo_up(struct mk *m, unsigned origin, struct echo_state *st)
 static void wave_done(struct mk *m, struct echo_state *st)
 {
 	st->active = false;
-	st->t_done = vtime_now_ns();
+	st->t_done = penv_now(m);
 	if (st->kind == AK_PING && m->ping_requester >= 0) {
-		struct ping_result r = {st->t_done - st->t_start, st->count, 0};
-		struct msg_request req;
-		int e = msg_isend_typed(MSG_TYPE_ALLOC_REPORT, m->ping_requester, 1, &r, sizeof r, false, &req);
-		if (!e)
-			msg_wait(&req, 0);
+		penv_ping_done(m, m->ping_requester, st->t_done - st->t_start, st->count);
 		m->ping_requester = -1;
 	}
 	if (st->kind != AK_TINIT)
 		return;
-	struct tree *t = &m->trees[m->dom];
+	struct tree *t = &origin_get(m, m->dom)->tree;
 	t->children = st->children;
 	t->ready = 1;
 	struct held_msg *hm = m->held;
@@ -298,22 +285,22 @@ static void wave_done(struct mk *m, struct echo_state *st)
 		struct alloc_hdr *h = (struct alloc_hdr *)(hm + 1);
 		h->epoch = t->epoch;
 		launch(m, h, hm->len);
-		kfree(hm);
+		penv_free(hm);
 		hm = next;
 	}
 }
 
 void prop_on_echo(struct mk *m, const struct alloc_hdr *h)
 {
-	struct echo_state *st = &m->echo[h->origin];
+	struct echo_state *st = &origin_get(m, h->origin)->echo;
 	if (!st->active || st->bseq != h->bseq) {
-		check_fail("micro-kernel %u: echo from %u for a wave (%u, %u) it does not wait for", m->dom, h->from,
+		penv_fail(m, "micro-kernel %u: echo from %u for a wave (%u, %u) it does not wait for", m->dom, h->from,
 			   h->origin, h->bseq);
 		return;
 	}
 	st->count += h->count;
 	if (h->flags & AF_CHILD)
-		st->children |= dir_to(m->dom, h->from);
+		st->children |= dir_to(m, m->dom, h->from);
 	if (--st->awaiting)
 		return;
 	if (h->origin == m->dom)
@@ -327,17 +314,17 @@ void prop_on_echo(struct mk *m, const struct alloc_hdr *h)
 void prop_linkdown_start(struct mk *m, const struct alloc_hdr *h)
 {
 	unsigned other = h->count;
-	m->dead |= dir_to(m->dom, other);
+	m->dead |= dir_to(m, m->dom, other);
 	m->epoch++;
-	struct alloc_hdr f = {.kind = AK_LINKDOWN, .home = m->dom, .count = other, .rx1 = (uint8_t)layout.dx,
-			      .ry1 = (uint8_t)layout.dy};
+	struct alloc_hdr f = {.kind = AK_LINKDOWN, .home = m->dom, .count = other, .rx1 = (uint8_t)m->w->dx,
+			      .ry1 = (uint8_t)m->w->dy};
 	prop_start_in(m, &f, sizeof f, ALLOC_SCHEME_FLOOD);
 }
 
 void prop_on_linkdown(struct mk *m, const struct alloc_hdr *h)
 {
 	if (h->count == m->dom)
-		m->dead |= dir_to(m->dom, h->home);
+		m->dead |= dir_to(m, m->dom, h->home);
 	if (h->epoch > m->epoch)
 		m->epoch = h->epoch;
 }

@@ -9,9 +9,7 @@
  * elsewhere is left in its home's wait queue (the older job was spawned or was
  * itself cancelled in favour of an even older one).
  */
-#include "kernel/alloc/proto.h"
-#include "drivers/timer.h"
-#include "lib/string.h"
+#include "kernel/alloc/core/proto_env.h"
 
 static bool older_foreign_request(struct mk *m, const struct home_job *j)
 {
@@ -41,12 +39,12 @@ static void cancel_younger(struct mk *m, uint64_t t_submit, unsigned home, uint3
 			continue;
 		struct wq_entry *own = wq_find(m, j->id);
 		if (own) {
-			check_release(own->job, m->dom, own->mask, own->committed);
+			penv_hold(m, own->job, own->mask, own->committed, false);
 			wq_remove(m, own, true);
 		}
 		j->state = HJ_BLOCKED;
 		j->cancels++;
-		trace_event(TR_CANCEL, j->id, job, j->attempt);
+		penv_trace(m, TR_CANCEL, j->id, job, j->attempt);
 		tomb_add(m, j->id, j->attempt);
 		struct alloc_hdr c = {.kind = AK_CANCEL, .job = j->id, .home = m->dom, .attempt = j->attempt,
 				      .t_submit = j->t_submit, .need = j->spec.ntasks};
@@ -59,9 +57,7 @@ static void request(struct mk *m, struct home_job *j)
 	j->state = HJ_REQUESTING;
 	j->attempt++;
 	j->attempts++;
-	j->got = 0;
-	memset(j->commit_count, 0, sizeof j->commit_count);
-	memset(j->commit_mask, 0, sizeof j->commit_mask);
+	home_reset_commits(m, j);
 	struct wq_entry e = {.job = j->id, .home = m->dom, .attempt = j->attempt, .t_submit = j->t_submit,
 			     .need = j->spec.ntasks};
 	wq_insert(m, &e);

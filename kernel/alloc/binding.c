@@ -1,0 +1,321 @@
+/*
+ * The protocol core's environment in the kernel (kernel/alloc/core/proto_env.h):
+ * a micro-kernel sends its protocol messages on the NoC, reads its core's virtual
+ * clock, gets its timers from its own dispatcher, starts a job's tasks on its
+ * pico-kernels (run.c) and reports to the observers (observe.c). Also Algorithm
+ * 1's receive step in the idle loop (alloc_step), which hands each message to
+ * the core, or to invasive computing (claim.c, team.c) for the kinds that are
+ * the kernel's own.
+ */
+#include <stdarg.h>
+#include "kernel/alloc/proto.h"
+#include "kernel/alloc/core/proto_env.h"
+#include "kernel/domain.h"
+#include "kernel/hart.h"
+#include "kernel/kheap.h"
+#include "kernel/panic.h"
+#include "kernel/console.h"
+#include "kernel/dispatch/dispatcher.h"
+#include "drivers/noc/mesh.h"
+#include "drivers/timer.h"
+#include "lib/format.h"
+#include "lib/string.h"
+#include "kernel/vtime.h"
+
+struct mk mks[MOSAIC_MAX_HARTS];
+struct proto_world alloc_world;
+static uint16_t world_x[MOSAIC_MAX_HARTS], world_y[MOSAIC_MAX_HARTS], world_dom[MOSAIC_MAX_HARTS],
+	world_master[MOSAIC_MAX_HARTS];
+
+/* The layout of domains never changes after boot: the world is filled once. */
+void alloc_world_init(void)
+{
+	for (unsigned c = 0; c < mesh.cores; c++) {
+		world_x[c] = (uint16_t)mesh_tiles[c].x;
+		world_y[c] = (uint16_t)mesh_tiles[c].y;
+		world_dom[c] = (uint16_t)domain_of(c);
+	}
+	for (unsigned d = 0; d < layout.ndomains; d++)
+		world_master[d] = (uint16_t)domain_master(d);
+	alloc_world = (struct proto_world){.dx = layout.dx, .dy = layout.dy, .ndomains = layout.ndomains,
+					   .partial = layout.partial, .ncores = mesh.cores, .core_x = world_x,
+					   .core_y = world_y, .core_dom = world_dom, .master = world_master,
+					   .cfg = &alloc_cfg};
+	alloc_world.sequencer = proto_centre_domain(&alloc_world);
+}
+
+unsigned sequencer_dom(void) { return alloc_world.sequencer; }
+
+uint32_t alloc_domain_cores(unsigned dom)
+{
+	return layout.partial ? layout.vcores : (uint32_t)layout.domains[dom].ncores - 1;
+}
+
+uint32_t alloc_machine_cores(void)
+{
+	uint32_t n = 0;
+	for (unsigned d = 0; d < layout.ndomains; d++)
+		n += alloc_domain_cores(d);
+	return n;
+}
+
+struct mk *mk_self(void)
+{
+	unsigned dom = domain_of(this_cpu());
+	struct mk *m = &mks[dom];
+	if (m->ready)
+		return m;
+	uint64_t free[PROTO_MASK_WORDS] = {0};
+	unsigned master = domain_master(dom);
+	if (!layout.partial) {
+		const struct domain *d = &layout.domains[dom];
+		for (unsigned y = d->y0; y < d->y1; y++)
+			for (unsigned x = d->x0; x < d->x1; x++)
+				if (mesh_core_at(x, y) != master)
+					mask_set(free, mesh_core_at(x, y));
+	}
+	proto_mk_init(m, &alloc_world, dom, master, alloc_domain_cores(dom), free);
+	return m;
+}
+
+/* ---- messages ---- */
+
+void mk_send_core(struct mk *m, unsigned core, struct alloc_hdr *h, uint32_t len)
+{
+	(void)m;
+	int e = msg_send_typed(MSG_TYPE_ALLOC, (int)core, h->kind, h, len);
+	ASSERT(e == 0); /* cores and lengths are the kernel's own: a failure is a bug */
+	unsigned hops = mesh_hops(this_cpu(), core);
+	if (h->kind != AK_SUBMIT)
+		stats_msg(h->job, h->kind, hops);
+	trace_event(TR_SEND, h->job, core, (uint64_t)h->kind << 32 | hops);
+}
+
+void penv_send(struct mk *m, unsigned to_dom, struct alloc_hdr *h, uint32_t len)
+{
+	mk_send_core(m, domain_master(to_dom), h, len);
+}
+
+uint64_t penv_now(struct mk *m)
+{
+	(void)m;
+	return vtime_now_ns();
+}
+
+/* ---- timers: one dispatcher task each on the micro-kernel's own core ---- */
+
+struct ktimer {
+	struct ktimer *next;
+	struct task task;
+	struct proto_timer *t;
+};
+static struct ktimer *ktimers[MOSAIC_MAX_HARTS]; /* per micro-kernel, its own */
+
+static int ktimer_fire(struct task *task)
+{
+	struct ktimer *k = (struct ktimer *)task->args[0];
+	proto_timer_fired(mk_self(), k->t);
+	return TASK_RET_SUCCESS;
+}
+
+/* Frees the timers the dispatcher is done with (it sets `done` last, after its last touch). */
+static void ktimers_sweep(struct mk *m)
+{
+	for (struct ktimer **pp = &ktimers[m->dom]; *pp;) {
+		struct ktimer *k = *pp;
+		if (!__atomic_load_n(&k->task.done, __ATOMIC_ACQUIRE)) {
+			pp = &k->next;
+			continue;
+		}
+		*pp = k->next;
+		kfree(k);
+	}
+}
+
+bool penv_timer(struct mk *m, struct proto_timer *t, uint64_t at_ns)
+{
+	ktimers_sweep(m);
+	struct ktimer *k = kmalloc(sizeof *k);
+	if (!k)
+		panic("alloc: out of memory for a timer");
+	memset(k, 0, sizeof *k);
+	k->t = t;
+	uint64_t args[1] = {(uint64_t)k};
+	task_init(&k->task, ktimer_fire, args, 1);
+	uint64_t now = vtime_now_ns();
+	task_set_timing(&k->task, at_ns > now ? timer_ns_to_ticks_ceil(at_ns) - timer_ns_to_ticks_ceil(now) : 0, 0);
+	if (task_dispatch(&k->task, this_cpu())) {
+		kfree(k);
+		return false;
+	}
+	k->next = ktimers[m->dom];
+	ktimers[m->dom] = k;
+	return true;
+}
+
+/* ---- ends of jobs ---- */
+
+void penv_report(struct mk *m, const struct home_job *j)
+{
+	struct job_report r = {.job = j->id, .home = m->dom, .status = j->failed_tasks ? JOB_TASK_FAILED : JOB_OK,
+			       .ntasks = j->spec.ntasks, .tag = j->spec.tag, .t_submit_ns = j->t_submit,
+			       .t_alloc_ns = j->t_alloc, .t_start_ns = j->t_start, .t_end_ns = j->t_end,
+			       .duration_us = j->spec.duration_us, .arg = j->spec.arg, .cancels = j->cancels,
+			       .attempts = j->attempts, .failed_tasks = j->failed_tasks, .exit_code = j->exit_code,
+			       .nparts = (uint16_t)j->nparts, .global = j->global};
+	memcpy(r.program, j->spec.program, sizeof r.program);
+	memcpy(r.cores, j->held, sizeof r.cores);
+	for (unsigned i = 0; i < j->nparts; i++)
+		r.domain_cores[j->assign[i].mk] = j->assign[i].count;
+	stats_job_get(j->id, &r.msgs, &r.hops);
+	struct msg_request req;
+	int e = msg_isend_typed(MSG_TYPE_ALLOC_REPORT, j->submitter, 0, &r, sizeof r, false, &req);
+	if (!e)
+		e = msg_wait(&req, 0);
+	ASSERT(e == 0);
+}
+
+void penv_ping_done(struct mk *m, int requester, uint64_t ns, uint32_t reached)
+{
+	(void)m;
+	struct ping_result r = {ns, reached, 0};
+	struct msg_request req;
+	int e = msg_isend_typed(MSG_TYPE_ALLOC_REPORT, requester, 1, &r, sizeof r, false, &req);
+	if (!e)
+		msg_wait(&req, 0);
+}
+
+/* ---- observers ---- */
+
+void penv_trace(struct mk *m, unsigned kind, uint32_t job, unsigned peer, uint64_t arg)
+{
+	(void)m;
+	if (kind == TR_SUBMIT)
+		stats_job_reset(job);
+	trace_event(kind, job, peer, arg);
+}
+
+void penv_hold(struct mk *m, uint32_t job, const uint64_t *mask, uint32_t count, bool take)
+{
+	if (take)
+		check_claim(job, m->dom, mask, count);
+	else
+		check_release(job, m->dom, mask, count);
+}
+
+void penv_fail(struct mk *m, const char *fmt, ...)
+{
+	(void)m;
+	char buf[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	check_fail("%s", buf);
+}
+
+void penv_log(struct mk *m, const char *fmt, ...)
+{
+	(void)m;
+	va_list ap;
+	va_start(ap, fmt);
+	vkprintf(fmt, ap);
+	va_end(ap);
+}
+
+void penv_panic(struct mk *m, const char *fmt, ...)
+{
+	(void)m;
+	char buf[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	panic("%s", buf);
+}
+
+void *penv_alloc(size_t bytes) { return kmalloc(bytes); }
+void penv_free(void *p) { kfree(p); }
+
+/* ---- Algorithm 1 in the idle loop ---- */
+
+/* Invasive computing's kinds are the kernel's own (claims name pico-kernels and tasks);
+ * everything else is the core's. */
+static void handle(struct mk *m, struct alloc_hdr *h, uint32_t len)
+{
+	switch (h->kind) {
+	case AK_INVADE:
+	case AK_CLAIM_REQ:
+	case AK_CLAIM_RESP:
+	case AK_CLAIM_FREE:
+	case AK_RETREAT:
+	case AK_INFECT:
+		m->dirty = true;
+		claim_handle(m, h, len);
+		break;
+	case AK_TEAM_START:
+		m->dirty = true;
+		team_start(m, h, len);
+		break;
+	case AK_MEMBER_DONE:
+		m->dirty = true;
+		claim_member_done(m, h, len);
+		break;
+	default:
+		proto_receive(m, h, len);
+	}
+}
+
+volatile bool alloc_running;
+
+/*
+ * Algorithm 1, one turn: a non-blocking receive of the fixed-size header (a
+ * probe), then the whole message and its handler; the periodic procedure runs
+ * whenever something changed. With nothing to do the core goes back to its
+ * idle wait, which sleeps in WFI until the next message is delivered.
+ */
+bool alloc_step(void)
+{
+	static bool inside[MOSAIC_MAX_HARTS];
+	unsigned me = this_cpu();
+	if (!alloc_running || !is_master(me) || inside[me])
+		return false;
+	inside[me] = true;
+	struct mk *m = mk_self();
+	bool did = false;
+	struct msg_status st;
+	/* the hint first: most passes of an idle loop find no protocol message, and a probe
+	 * would look through the mailbox under its lock to say so */
+	if (msg_maybe_pending(MSG_TYPE_ALLOC) &&
+	    msg_probe_typed(MSG_TYPE_ALLOC, MSG_ANY_SOURCE, MSG_ANY_TAG, false, &st) == 0) {
+		uint8_t *buf = kmalloc(st.len ? st.len : 1);
+		if (!buf)
+			panic("alloc: out of memory for a %u-byte message", st.len);
+		struct msg_request req;
+		int e = msg_irecv_typed(MSG_TYPE_ALLOC, st.source, st.tag, buf, st.len, &req);
+		if (!e)
+			e = msg_wait(&req, &st);
+		ASSERT(e == 0);
+		struct alloc_hdr *h = (struct alloc_hdr *)buf;
+		if (st.len >= sizeof *h) {
+			trace_event(TR_RECV, h->job, (unsigned)st.source, (uint64_t)h->kind << 32 | st.hops);
+			handle(m, h, st.len);
+		} else {
+			kprintf("alloc: micro-kernel %u dropped a %u-byte message from core %d\n", m->dom, st.len,
+				st.source);
+		}
+		kfree(buf);
+		did = true;
+	}
+	if (proto_settle(m)) {
+		if (run_start_pending(m))
+			mk_retry_later(m);
+		did = true;
+	}
+	if (m->starting)
+		team_retry(m); /* a member's core was still ending its last call; it wakes us when done */
+	if (ktimers[m->dom])
+		ktimers_sweep(m);
+	inside[me] = false;
+	return did;
+}

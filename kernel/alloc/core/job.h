@@ -1,0 +1,46 @@
+/*
+ * What a job is to the allocation protocol, as its submitters see it: the
+ * policies and schemes, the settings every micro-kernel reads, and a job's
+ * specification. Part of the portable core (proto.h): plain C11, built into the
+ * kernel (whose public kernel/alloc/alloc.h includes it) and into the simulator.
+ */
+#ifndef KERNEL_ALLOC_CORE_JOB_H
+#define KERNEL_ALLOC_CORE_JOB_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+#define ALLOC_PROGRAM_MAX 16          /* program name, with its NUL */
+#define ALLOC_DURATION_MAX_US 60000000 /* a simulated job's run, at most one minute */
+#define ALLOC_SIM_PROGRAM "sim"        /* the only "program" of partial simulation: a timer */
+
+enum alloc_policy { ALLOC_POLICY_AC = 0, ALLOC_POLICY_AB = 1, ALLOC_POLICIES };
+enum alloc_scheme { ALLOC_SCHEME_NAIVE = 0, ALLOC_SCHEME_FLOOD, ALLOC_SCHEME_FIXED, ALLOC_SCHEME_ADAPTIVE,
+		    ALLOC_SCHEMES };
+const char *alloc_policy_name(enum alloc_policy p);
+const char *alloc_scheme_name(enum alloc_scheme s);
+/* -1 if the name is unknown. */
+int alloc_policy_parse(const char *s);
+int alloc_scheme_parse(const char *s);
+
+/* The settings every micro-kernel reads: changed only while no job is in the system. */
+struct alloc_config {
+	enum alloc_policy policy;
+	enum alloc_scheme scheme;
+	bool check; /* check the invariants on every event (docs/allocation.md) */
+};
+
+/* A job as submitted. Real-task mode: `program` run as `ntasks` tasks. Partial
+ * simulation: `ntasks` virtual cores held for `duration_us`. */
+struct job_spec {
+	uint16_t home;      /* domain (micro-kernel) id the job is submitted at */
+	uint32_t ntasks;    /* cores it needs */
+	char program[ALLOC_PROGRAM_MAX];
+	uint64_t arg;       /* the program's argument */
+	uint64_t duration_us;
+	uint64_t t_submit_ns; /* submission time (guest ns); 0: when the home receives it */
+	uint32_t tag;       /* the submitter's own label, returned in the report */
+	uint32_t cpu_ms;    /* real-task mode: each task's CPU-time limit, ms (0: the boot default) */
+};
+
+#endif
