@@ -14,6 +14,7 @@
 #include "kernel/hart.h"
 #include "kernel/kheap.h"
 #include "kernel/panic.h"
+#include "kernel/errno.h"
 #include "kernel/console.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "drivers/noc/mesh.h"
@@ -185,6 +186,44 @@ void penv_ping_done(struct mk *m, int requester, uint64_t ns, uint32_t reached)
 		msg_wait(&req, 0);
 }
 
+/* ---- invasive computing ---- */
+
+bool penv_core_busy(struct mk *m, unsigned core)
+{
+	(void)m;
+	return harts[core].state != HART_ONLINE || harts[core].call_fn || harts[core].utask;
+}
+
+_Static_assert(PROTO_ENOENT == ENOENT && PROTO_ENOMEM == ENOMEM && PROTO_EBUSY == EBUSY && PROTO_EINVAL == EINVAL,
+	       "the core's answers use the kernel's error numbers");
+
+/* Sends a reply to the claim's owner core: a result, then any body. */
+void penv_claim_reply(struct mk *m, unsigned owner, int tag, int64_t result, const void *body, uint32_t len)
+{
+	(void)m;
+	uint64_t on_stack[(sizeof result + MOSAIC_MAX_HARTS * sizeof(uint16_t)) / 8]; /* an invade's cores fit */
+	uint8_t *msg = sizeof result + len <= sizeof on_stack ? (uint8_t *)on_stack : kmalloc(sizeof result + len);
+	if (!msg)
+		panic("claim: out of memory for a reply");
+	memcpy(msg, &result, sizeof result);
+	if (len)
+		memcpy(msg + sizeof result, body, len);
+	int e = msg_send_typed(MSG_TYPE_CLAIM, (int)owner, tag, msg, sizeof result + len);
+	ASSERT(e == 0);
+	if (msg != (uint8_t *)on_stack)
+		kfree(msg);
+}
+
+void penv_team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len) { team_start(m, h, len); }
+
+void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const struct member_result *r, unsigned owner)
+{
+	(void)m;
+	kprintf("mosaic: claim %u: member %u on core %u %s%s%s; reported to its owner, core %u\n", claim, index,
+		r->core, r->status == -EFAULT ? "was killed" : "could not start (",
+		r->status == -EFAULT ? "" : kstrerror(r->status), r->status == -EFAULT ? "" : ")", owner);
+}
+
 /* ---- observers ---- */
 
 void penv_trace(struct mk *m, unsigned kind, uint32_t job, unsigned peer, uint64_t arg)
@@ -239,33 +278,6 @@ void penv_free(void *p) { kfree(p); }
 
 /* ---- Algorithm 1 in the idle loop ---- */
 
-/* Invasive computing's kinds are the kernel's own (claims name pico-kernels and tasks);
- * everything else is the core's. */
-static void handle(struct mk *m, struct alloc_hdr *h, uint32_t len)
-{
-	switch (h->kind) {
-	case AK_INVADE:
-	case AK_CLAIM_REQ:
-	case AK_CLAIM_RESP:
-	case AK_CLAIM_FREE:
-	case AK_RETREAT:
-	case AK_INFECT:
-		m->dirty = true;
-		claim_handle(m, h, len);
-		break;
-	case AK_TEAM_START:
-		m->dirty = true;
-		team_start(m, h, len);
-		break;
-	case AK_MEMBER_DONE:
-		m->dirty = true;
-		claim_member_done(m, h, len);
-		break;
-	default:
-		proto_receive(m, h, len);
-	}
-}
-
 volatile bool alloc_running;
 
 /*
@@ -299,7 +311,7 @@ bool alloc_step(void)
 		struct alloc_hdr *h = (struct alloc_hdr *)buf;
 		if (st.len >= sizeof *h) {
 			trace_event(TR_RECV, h->job, (unsigned)st.source, (uint64_t)h->kind << 32 | st.hops);
-			handle(m, h, st.len);
+			proto_receive(m, h, st.len);
 		} else {
 			kprintf("alloc: micro-kernel %u dropped a %u-byte message from core %d\n", m->dom, st.len,
 				st.source);

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include "kernel/alloc/core/claim.h" /* struct member_result */
 
 #define INVADE_DOMAIN 0   /* cores of the owner's own domain only */
 #define INVADE_ANYWHERE 1 /* cores of any domain (through every micro-kernel) */
@@ -21,14 +22,6 @@
 /* A member of a team as a user task gives it: member i runs fn(arg) on claimed core i. */
 struct team_entry {
 	uint64_t fn, arg;
-};
-
-/* A member's end as the owner sees it (user/mosaic.h has the same layout). */
-struct member_result {
-	int32_t status;          /* 0 ran to its end, -EFAULT killed, else why it could not start */
-	int32_t value;           /* its return value */
-	uint16_t core, pad[3];
-	uint64_t t_start_ns, t_end_ns;
 };
 
 /* Up to n more cores; returns how many it got (0..n) and their ids in `got`

@@ -271,3 +271,36 @@ SHELL_CMD(mk, "mk [D]", "a micro-kernel's wait queue, job table and running jobs
 			alloc_print_mk(i);
 	return 0;
 }
+
+/* ---- the shell: every claim and its team (an observer: reads the micro-kernels' state) ---- */
+
+static const char *const claim_state_names[] = {"idle", "invading", "team running"};
+
+void claim_print_all(void)
+{
+	unsigned shown = 0;
+	for (unsigned d = 0; d < layout.ndomains; d++)
+		for (const struct claim *c = mks[d].claims; c; c = c->next) {
+			kprintf("claim %u: home %u, owner core %u, %u cores, %s", c->id, d, c->owner, c->ncores,
+				claim_state_names[c->state]);
+			if (c->state == CL_TEAM)
+				kprintf(": team of %u members, %u ended, %u failed", c->members, c->done, c->failed);
+			kprintf("\n  cores:");
+			for (unsigned k = 0; k < mesh.cores; k++)
+				if (mask_has(c->mask, k))
+					kprintf(" %u", k);
+			kprintf("\n");
+			shown++;
+		}
+	if (!shown)
+		kprintf("no claims\n");
+}
+
+SHELL_CMD(claims, "claims", "every claim of invasive computing: its owner, cores and running team")
+{
+	(void)argv;
+	if (argc != 1)
+		return SHELL_USAGE;
+	claim_print_all();
+	return 0;
+}

@@ -59,44 +59,6 @@ bool run_start_pending(struct mk *m);
 void mk_retry_later(struct mk *m);
 
 /* ---- claim.c, team.c: invasive computing (docs/invasive.md) ---- */
-/* Reply tags of MSG_TYPE_CLAIM messages to an owner core. */
-enum { CLAIM_TAG_INVADE = 1, CLAIM_TAG_RETREAT, CLAIM_TAG_INFECT, CLAIM_TAG_TEAM };
-
-/* One member of a team as it travels in INFECT and TEAM_START bodies. */
-struct member_spec {
-	uint64_t fn, arg;
-	uint16_t core, index;
-	uint32_t session; /* the owner's message session: members and owner talk in it */
-};
-/* Body of INFECT and TEAM_START after the header: the program, then `count` members. */
-struct team_body {
-	char program[ALLOC_PROGRAM_MAX];
-	uint16_t owner;
-	uint16_t isolated;   /* 1: each member a fresh instance of the program */
-	uint16_t pad[2];
-	uint64_t owner_root; /* else: the physical address of the owner's root page table, which
-			      * the members' cores use as theirs (the one pointer into another core's
-			      * memory a message carries: the owner outlives its team) */
-};
-
-enum claim_state { CL_IDLE = 0, CL_INVADING, CL_TEAM };
-struct claim {
-	struct claim *next;
-	uint32_t id;
-	uint16_t owner;          /* the core of the task that owns it */
-	uint8_t state;           /* enum claim_state */
-	uint64_t mask[2];        /* its cores, all domains */
-	uint32_t ncores;
-	/* an invade in progress */
-	uint32_t want, pending;
-	uint64_t fresh[2];       /* cores this invade keeps so far */
-	uint64_t offered[2];     /* cores other micro-kernels committed, not yet kept or returned */
-	/* the team in progress */
-	uint32_t members, done, failed;
-	uint64_t t_infect;
-	struct member_result *results; /* one per member, in member order */
-};
-
 /* A member waiting to be started on its core (team.c). */
 struct team_member {
 	struct team_member *next;
@@ -108,10 +70,9 @@ struct team_member {
 	char program[ALLOC_PROGRAM_MAX];
 };
 
-void claim_handle(struct mk *m, struct alloc_hdr *h, uint32_t len);
+/* A micro-kernel's members for its own cores (TEAM_START): start them (team.c). */
 void team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len);
 void team_retry(struct mk *m);
-void claim_member_done(struct mk *m, const struct alloc_hdr *h, uint32_t len);
 void claim_print_all(void);
 
 /* ---- observe.c: statistics, trace and invariant checks (observers; the protocol never reads them) ---- */

@@ -10,6 +10,10 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+/* Masks of cores name at most this many (real-task mode: every core of the mesh). */
+#define PROTO_MASK_CORES 128
+#define PROTO_MASK_WORDS (PROTO_MASK_CORES / 64)
+
 #define ALLOC_PROGRAM_MAX 16          /* program name, with its NUL */
 #define ALLOC_DURATION_MAX_US 60000000 /* a simulated job's run, at most one minute */
 #define ALLOC_SIM_PROGRAM "sim"        /* the only "program" of partial simulation: a timer */

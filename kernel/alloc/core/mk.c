@@ -550,6 +550,20 @@ void proto_receive(struct mk *m, struct alloc_hdr *h, uint32_t len)
 		else if (prop_receive(m, h, len))
 			prop_on_linkdown(m, h);
 		break;
+	case AK_INVADE:
+	case AK_CLAIM_REQ:
+	case AK_CLAIM_RESP:
+	case AK_CLAIM_FREE:
+	case AK_RETREAT:
+	case AK_INFECT:
+		claim_handle(m, h, len);
+		break;
+	case AK_TEAM_START:
+		penv_team_start(m, h, len);
+		break;
+	case AK_MEMBER_DONE:
+		claim_member_done(m, h, len);
+		break;
 	default:
 		penv_log(m, "alloc: micro-kernel %u dropped a message of unknown kind %u from core %u\n", m->dom,
 			 h->kind, h->from);

@@ -21,11 +21,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "kernel/alloc/core/job.h"
+#include "kernel/alloc/core/claim.h"
 #include "lib/bits.h" /* pure C, no kernel state: built for the host too */
 
-/* Masks of cores name at most this many (real-task mode: every core of the mesh). */
-#define PROTO_MASK_CORES 128
-#define PROTO_MASK_WORDS (PROTO_MASK_CORES / 64)
 /* A job id is (home << PROTO_JOB_SEQ_BITS) | the home's sequence number: 14 bits of home
  * (16,384 micro-kernels, the simulator's largest mesh) and 18 of sequence. */
 #define PROTO_JOB_SEQ_BITS 18
@@ -68,7 +66,7 @@ enum alloc_kind {
 	AK_TINIT,       /* propagated with echo: the adaptive pattern's initialisation phase */
 	AK_ECHO,        /* reply along the reverse path of PING/TINIT */
 	AK_LINKDOWN,    /* flooded: a grid link is marked failed; adaptive trees are re-formed */
-	/* invasive computing (kernel/alloc/claim.c, team.c; docs/invasive.md): the kernel's */
+	/* invasive computing (claim.c; the kernel's team.c starts members; docs/invasive.md) */
 	AK_INVADE,      /* owner core -> its micro-kernel: n more cores for its claim */
 	AK_CLAIM_REQ,   /* claim's home -> every other micro-kernel: commit what is free now (never waits) */
 	AK_CLAIM_RESP,  /* -> the claim's home: cores committed (count may be 0) */
@@ -239,8 +237,7 @@ struct held_msg {
 	/* the message follows */
 };
 
-struct claim;       /* the kernel's invasive computing (kernel/alloc/proto.h) */
-struct team_member;
+struct team_member; /* the kernel's: members waiting for their core (kernel/alloc/proto.h) */
 
 struct mk {
 	bool ready;
@@ -270,9 +267,9 @@ struct mk {
 	struct wq_entry *sq;
 	unsigned nsq, sq_cap;
 	uint32_t seq_current;   /* job being allocated (0: none) */
-	/* invasive computing: the kernel's (kernel/alloc/claim.c), not the core's */
+	/* invasive computing (claim.c) */
 	struct claim *claims;
-	struct team_member *starting;
+	struct team_member *starting; /* the kernel's team start (team.c) */
 };
 
 /* ---- the core's entry points, for its home ---- */

@@ -30,6 +30,15 @@ void penv_report(struct mk *m, const struct home_job *j);
 /* A PING wave of m came back: tell the core that asked for it. */
 void penv_ping_done(struct mk *m, int requester, uint64_t ns, uint32_t reached);
 
+/* Invasive computing (claim.c): whether a free core runs something the protocol did not
+ * start (a member could not start there); an answer to a claim's owner core (a result, then
+ * the body); starting a team's members on m's own cores (the TEAM_START message, also when
+ * the home starts its own); a member that failed, for whoever watches. */
+bool penv_core_busy(struct mk *m, unsigned core);
+void penv_claim_reply(struct mk *m, unsigned owner, int tag, int64_t result, const void *body, uint32_t len);
+void penv_team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len);
+void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const struct member_result *r, unsigned owner);
+
 /* Observers: the protocol never reads what they record. */
 void penv_trace(struct mk *m, unsigned kind, uint32_t job, unsigned peer, uint64_t arg);
 /* Cores of m committed to (take) or released by (!take) job; real-task mode names them in
