@@ -165,6 +165,8 @@ uint64_t penv_now(struct mk *m) { return S.busy[m->dom]; }
 
 bool penv_timer(struct mk *m, struct proto_timer *t, uint64_t at_ns)
 {
+	if (S.o->costs)
+		sim_charge(m->dom, SIM_COST_TIMER_ARM_NS);
 	struct event *e = ev_new();
 	e->kind = EV_TIMER;
 	e->to = m->dom;
@@ -174,15 +176,16 @@ bool penv_timer(struct mk *m, struct proto_timer *t, uint64_t at_ns)
 	return true;
 }
 
-/* Real-task mode: each task starts when the start reaches its core, runs its time and
- * sends TASK_DONE back from there (the kernel's run.c does this with hart_call). */
+/* Real-task mode: each task starts when the start reaches its core (the kernel's run.c
+ * uses hart_call) and its pico-kernel has set it up, runs its time and sends TASK_DONE back. */
 void penv_part_start(struct mk *m, struct run_part *p, const struct spawn_body *b, const uint16_t *cores)
 {
 	(void)cores;
 	for (MASK_EACH(p->mask, c)) {
 		if (S.o->costs)
 			sim_charge(m->dom, SIM_COST_TASK_START_NS);
-		uint64_t start = net_deliver_time(m->core, c, 64, S.busy[m->dom]);
+		/* the pico-kernel then makes the task's address space before the program runs */
+		uint64_t start = net_deliver_time(m->core, c, 64, S.busy[m->dom]) + (S.o->costs ? SIM_COST_TASK_SETUP_NS : 0);
 		struct event *e = ev_new();
 		e->kind = EV_TASK_END;
 		e->to = m->dom;
