@@ -62,7 +62,7 @@ VTIME_BOOTARG := $(if $(filter 0,$(VTIME)),,vtime=1 )
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
 
-.PHONY: all deps check-harts qemu qemu-gdb gdb run test fuzz bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance prof clean help
+.PHONY: sim bench-sim all deps check-harts qemu qemu-gdb gdb run test fuzz bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance prof clean help
 
 all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
 
@@ -173,6 +173,19 @@ bench-alloc: all
 	python3 scripts/bench-alloc --clock serial
 	python3 scripts/bench-alloc --clock virtual
 
+# The protocol simulator (docs/simulation.md): the protocol core and the NoC timing model
+# built for the host, with the simulator's own files.
+SIM      := $(BUILD)/sim/mosaic-sim
+SIM_SRCS := $(wildcard sim/*.c) $(wildcard kernel/alloc/core/*.c) drivers/noc/timing.c
+SIM_HDRS := $(wildcard sim/*.h) $(wildcard kernel/alloc/core/*.h) drivers/noc/timing.h lib/bits.h
+SIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I.
+
+sim: $(SIM)
+
+$(SIM): $(SIM_SRCS) $(SIM_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS)
+
 # CMD is one shell command; the profile goes to the terminal and build/prof/prof.json.
 prof: check-harts all
 	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll barrier 16' HARTS=16"; exit 2; }
@@ -216,6 +229,8 @@ help:
 	@echo "                  -> build/bench/balance.json, balance.png; scripts/bench-balance --quick"
 	@echo "  make prof CMD='...'  guest instructions of one shell command by kernel function and hart (QEMU"
 	@echo "                  exec trace, -icount) -> build/prof/prof.json; PROF_ARGS='--marked --per N --hart C'"
+	@echo "  make sim        build the deterministic protocol simulator $(SIM) for the host"
+	@echo "                  ($(SIM) --help; docs/simulation.md)"
 	@echo "  make deps       install (as root) or name the missing Debian packages"
 	@echo "  make clean      remove build/"
 	@echo

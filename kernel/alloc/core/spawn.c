@@ -230,10 +230,20 @@ void spawn_receive(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 	}
 	const struct spawn_assign *a = (const struct spawn_assign *)(b + 1);
 	const uint16_t *cores = (const uint16_t *)(a + b->nassign);
+	/* home_satisfied lists the micro-kernels in ascending order: a binary search, since a
+	 * whole-machine job of a 16,384-node simulation lists them all, at every node */
 	uint32_t x = 0;
-	for (unsigned i = 0; i < b->nassign; i++)
-		if (a[i].mk == m->dom)
-			x = a[i].count;
+	for (unsigned lo = 0, hi = b->nassign; lo < hi;) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (a[mid].mk == m->dom) {
+			x = a[mid].count;
+			break;
+		}
+		if (a[mid].mk < m->dom)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	uint64_t mine[PROTO_MASK_WORDS] = {0};
 	for (unsigned i = 0; i < b->ncores; i++)
 		if (cores[i] < m->w->ncores && m->w->core_dom[cores[i]] == m->dom)
