@@ -62,7 +62,7 @@ VTIME_BOOTARG := $(if $(filter 0,$(VTIME)),,vtime=1 )
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
 
-.PHONY: sim bench-sim all deps check-harts qemu qemu-gdb gdb run test fuzz bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance prof clean help
+.PHONY: sim bench-sim all deps check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance prof clean help
 
 all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
 
@@ -148,6 +148,47 @@ test: all
 fuzz: all
 	python3 scripts/mosaic-fuzz --seeds $(SEEDS) $(if $(SEED0),--seed $(SEED0)) $(FUZZ_ARGS)
 
+# The protocol checker (checker/, docs/checking.md): host programs over the portable core.
+CHECK_DIR := $(BUILD)/checker
+HOST_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I.
+CORE_SRCS := $(wildcard kernel/alloc/core/*.c)
+CHECK_DEPS := $(CORE_SRCS) $(wildcard kernel/alloc/core/*.h) $(wildcard checker/*.h) lib/bits.h Makefile
+CHECK_COMMON := checker/env.c checker/invariants.c checker/arena.c checker/dump.c
+CHECK_ARGS ?=
+STRESS_ARGS ?=
+MUTANT ?=
+# make fuzz's SEEDS defaults to 20; sim-stress takes SEEDS only when it is given
+STRESS_SEEDS := $(if $(filter command line environment,$(origin SEEDS)),$(SEEDS),100000)
+
+$(CHECK_DIR)/sim-check: checker/check_main.c checker/configs.c checker/net_chan.c checker/serialize.c $(CHECK_COMMON) $(CHECK_DEPS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $(filter %.c,$^)
+
+$(CHECK_DIR)/sim-stress: checker/stress_main.c checker/workload.c checker/net_timed.c $(CHECK_COMMON) $(CHECK_DEPS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $(filter %.c,$^)
+
+# MUTANT=name runs a deliberately broken policy instead (checker/mutate.sh): it must fail
+sim-check: $(CHECK_DIR)/sim-check
+ifeq ($(MUTANT),)
+	$(CHECK_DIR)/sim-check $(CHECK_ARGS)
+else
+	checker/mutate.sh $(MUTANT) $(CHECK_DIR)/mut-$(MUTANT) $(HOSTCC) $(HOST_CFLAGS)
+	$(CHECK_DIR)/mut-$(MUTANT)/sim-check $(CHECK_ARGS)
+endif
+
+sim-stress: $(CHECK_DIR)/sim-stress
+ifeq ($(MUTANT),)
+	$(CHECK_DIR)/sim-stress --seeds $(STRESS_SEEDS) $(STRESS_ARGS)
+else
+	checker/mutate.sh $(MUTANT) $(CHECK_DIR)/mut-$(MUTANT) $(HOSTCC) $(HOST_CFLAGS)
+	$(CHECK_DIR)/mut-$(MUTANT)/sim-stress --seeds $(STRESS_SEEDS) $(STRESS_ARGS)
+endif
+
+sim-mutants:
+	for m in ac-no-release ac-no-cancel ab-early; do \
+		checker/mutate.sh $$m $(CHECK_DIR)/mut-$$m $(HOSTCC) $(HOST_CFLAGS) || exit 1; done
+
 bench-boot: all
 	python3 scripts/bench-boot
 
@@ -231,6 +272,10 @@ help:
 	@echo "                  exec trace, -icount) -> build/prof/prof.json; PROF_ARGS='--marked --per N --hart C'"
 	@echo "  make sim        build the deterministic protocol simulator $(SIM) for the host"
 	@echo "                  ($(SIM) --help; docs/simulation.md)"
+	@echo "  make sim-check  the exhaustive checker of the allocation protocol: every interleaving of 2-3"
+	@echo "                  micro-kernels and 2-3 jobs, both policies (CHECK_ARGS='--config fig22'; docs/checking.md)"
+	@echo "  make sim-stress random workloads on 2x2..16x16 meshes, invariants after every event: SEEDS seeds"
+	@echo "                  (default 100000; STRESS_ARGS='--seed N --policy ab ...'); MUTANT=name: a broken policy"
 	@echo "  make deps       install (as root) or name the missing Debian packages"
 	@echo "  make clean      remove build/"
 	@echo

@@ -244,6 +244,38 @@ void penv_ping_done(struct mk *m, int requester, uint64_t ns, uint32_t reached)
 	S.ping_reached = reached;
 }
 
+/* Invasive computing: the simulator runs no owner tasks and starts no teams, and the core
+ * refuses claims in partial simulation; in real-task mode a claim message cannot arise
+ * either (nothing sends INVADE). Each of these would be the core misbehaving. */
+bool penv_core_busy(struct mk *m, unsigned core)
+{
+	(void)m;
+	(void)core;
+	return false;
+}
+
+void penv_claim_reply(struct mk *m, unsigned owner, int tag, int64_t result, const void *body, uint32_t len)
+{
+	(void)body;
+	(void)len;
+	penv_fail(m, "micro-kernel %u: a claim answer (tag %d, %lld) to core %u, in a simulation without claims",
+		  m->dom, tag, (long long)result, owner);
+}
+
+void penv_team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len)
+{
+	(void)len;
+	penv_fail(m, "micro-kernel %u: a team of claim %u to start, in a simulation without claims", m->dom, h->job);
+}
+
+void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const struct member_result *r, unsigned owner)
+{
+	(void)r;
+	(void)owner;
+	penv_fail(m, "micro-kernel %u: member %u of claim %u ended, in a simulation without claims", m->dom, index,
+		  claim);
+}
+
 void penv_trace(struct mk *m, unsigned kind, uint32_t job, unsigned peer, uint64_t arg)
 {
 	(void)peer;

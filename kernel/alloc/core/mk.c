@@ -436,7 +436,10 @@ static void on_request(struct mk *m, const struct alloc_hdr *h)
 	if (old) {
 		if (old->attempt >= h->attempt)
 			return;
-		wq_remove(m, old, true); /* a renewed request implies the end of the old one */
+		/* a renewed request implies the end of the old one (its CANCEL is still on its way:
+		 * the two took different paths); the observers hear of the release as on a cancel */
+		penv_hold(m, old->job, old->mask, old->committed, false);
+		wq_remove(m, old, true);
 	}
 	struct wq_entry e = {.job = h->job, .home = h->home, .attempt = h->attempt, .t_submit = h->t_submit,
 			     .need = h->need};
