@@ -21,6 +21,7 @@
 static struct wl_pins pins = {-1, -1, 0, 0, 16};
 static bool verbose, dump;
 static uint64_t cur_seed;
+static const char *self = "build/checker/sim-stress"; /* argv[0]: a mutant's reproducer names the mutant */
 static struct workload W;
 
 static void print_workload(FILE *f, const struct workload *w)
@@ -46,7 +47,7 @@ static void report_failure(void)
 		printf("state:\n");
 		sys_dump(stdout);
 	}
-	printf("reproduce: build/checker/sim-stress --seed %llu --seeds 1", (unsigned long long)cur_seed);
+	printf("reproduce: %s --seed %llu --seeds 1", self, (unsigned long long)cur_seed);
 	if (pins.policy >= 0)
 		printf(" --policy %s", alloc_policy_name((enum alloc_policy)pins.policy));
 	if (pins.scheme >= 0)
@@ -131,6 +132,7 @@ static uint64_t number(const char *opt, const char *v, uint64_t min, uint64_t ma
 	if (errno || end == v || *end || v[0] == '-' || n < min || n > max) {
 		fprintf(stderr, "sim-stress: %s wants a number from %llu to %llu, not '%s'\n", opt,
 			(unsigned long long)min, (unsigned long long)max, v);
+		usage(stderr);
 		exit(2);
 	}
 	return n;
@@ -140,6 +142,7 @@ int main(int argc, char **argv)
 {
 	uint64_t seeds = 1000, first = 1;
 	net.fifo = true;
+	self = argv[0];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

@@ -53,6 +53,7 @@ static bool first_time(struct mk *m, unsigned origin, uint32_t bseq)
 	if (bseq > s->high) {
 		uint32_t shift = bseq - s->high;
 		s->mask = shift >= 64 ? 0 : s->mask << shift;
+		s->flooded = shift >= 64 ? 0 : s->flooded << shift;
 		s->mask |= 1;
 		s->high = bseq;
 		return true;
@@ -61,6 +62,18 @@ static bool first_time(struct mk *m, unsigned origin, uint32_t bseq)
 	if (back >= 64 || (s->mask >> back & 1))
 		return false;
 	s->mask |= 1ULL << back;
+	return true;
+}
+
+/* Records that this node passed (origin, bseq) on by a fallback flood; false if it did before
+ * (or the number is out of the window). The number has been seen (first_time) already. */
+static bool first_flood(struct mk *m, unsigned origin, uint32_t bseq)
+{
+	struct origin_state *s = origin_get(m, origin);
+	uint32_t back = s->high - bseq;
+	if (bseq > s->high || back >= 64 || (s->flooded >> back & 1))
+		return false;
+	s->flooded |= 1ULL << back;
 	return true;
 }
 
@@ -124,11 +137,18 @@ static unsigned pass_on(struct mk *m, struct alloc_hdr *h, uint32_t len, unsigne
 			break;
 		}
 		/* this node no longer has the tree the message was sent on (a link failed
-		 * meanwhile): fall back to flooding, whose duplicates are dropped */
+		 * meanwhile): fall back to flooding. The flood must reach every node even
+		 * where nodes that still have the tree passed it on only to their children
+		 * (a subtree hanging off the failed link is reached by no tree copy), so the
+		 * copies are marked and every node floods a marked copy once, even one it
+		 * has already seen */
 		h->scheme = ALLOC_SCHEME_FLOOD;
+		h->flags |= AF_REFLOOD;
 	}
 		/* fall through */
 	case ALLOC_SCHEME_FLOOD:
+		if (h->flags & AF_REFLOOD)
+			first_flood(m, h->origin, h->bseq);
 		for (unsigned i = 0; i < 4; i++)
 			if (flood_to(m, h, dirs[i], from)) {
 				copy_to(m, (unsigned)neighbour(m, h, m->dom, dirs[i]), 0, h, len);
@@ -236,6 +256,8 @@ bool prop_receive(struct mk *m, struct alloc_hdr *h, uint32_t len)
 	if (!first_time(m, h->origin, h->bseq)) {
 		if (wave)
 			send_echo(m, from, h->origin, h->bseq, 0, 0); /* not your child */
+		else if ((h->flags & AF_REFLOOD) && first_flood(m, h->origin, h->bseq))
+			pass_on(m, h, len, from); /* seen over the tree, flooded on once: see pass_on */
 		return false;
 	}
 	if (!wave) {

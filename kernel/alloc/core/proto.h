@@ -106,6 +106,7 @@ struct alloc_hdr {
 #define AF_FAILED 2 /* TASK_DONE: the task was killed or could not start */
 #define AF_DIRECT 4 /* LINKDOWN, PING: sent to an end of the link / an origin, not propagated */
 #define AF_ANYWHERE 8 /* INVADE, CLAIM_REQ: cores may come from any domain */
+#define AF_REFLOOD 16 /* adaptive: a copy flooded by a node that lost the message's tree (propagate.c) */
 
 /* Body of SPAWN and SEQ_ALLOC after the header. */
 struct spawn_body {
@@ -226,6 +227,7 @@ struct origin_state {
 	bool used;
 	uint32_t high;       /* the highest propagation number seen, and the 64 before it */
 	uint64_t mask;
+	uint64_t flooded;    /* same window: passed on by an AF_REFLOOD flood here */
 	struct tree tree;
 	struct echo_state echo;
 };
