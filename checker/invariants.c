@@ -92,6 +92,9 @@ void chk_at_end(void)
 		for (unsigned i = 0; i < m->nwq; i++)
 			chk_violation("at the end micro-kernel %u still queues job %u (attempt %u, %u of %u)", d,
 				      m->wq[i].job, m->wq[i].attempt, m->wq[i].committed, m->wq[i].need);
+		for (unsigned i = 0; i < m->ndormant; i++)
+			chk_violation("at the end micro-kernel %u still counts job %u (attempt %u) as cancelled and "
+				      "waiting to renew", d, m->dormant[i].job, m->dormant[i].attempt);
 		if (m->jobs || m->parts || m->nsq || m->seq_current || m->held)
 			chk_violation("at the end micro-kernel %u is not idle (jobs %u, parts %s, sequencer %u/%u)", d,
 				      m->njobs, m->parts ? "yes" : "no", m->nsq, m->seq_current);

@@ -160,6 +160,12 @@ static void mk_state(const struct mk *m)
 		u32(m->sq[i].need);
 	}
 	u32(m->seq_current);
+	u32(m->ndormant);
+	for (unsigned i = 0; i < m->ndormant; i++) {
+		u32(m->dormant[i].job);
+		u32((uint32_t)m->dormant[i].home | (uint32_t)m->dormant[i].attempt << 16);
+		u64(m->dormant[i].t_submit);
+	}
 }
 
 uint64_t ser_mk_hash(const struct mk *m)

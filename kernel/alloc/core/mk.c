@@ -153,6 +153,7 @@ void proto_mk_destroy(struct mk *m)
 	}
 	penv_free(m->wq);
 	penv_free(m->sq);
+	penv_free(m->dormant);
 	penv_free(m->origins);
 	m->ready = false;
 }
@@ -203,8 +204,8 @@ static void grow(struct mk *m, struct wq_entry **arr, unsigned *cap, unsigned n)
 }
 
 /* Inserts e at its place in the global order; the sequencer's queue uses the same helper. */
-static struct wq_entry *sorted_insert(struct mk *m, struct wq_entry **arr, unsigned *n, unsigned *cap,
-				      const struct wq_entry *e)
+struct wq_entry *entries_insert(struct mk *m, struct wq_entry **arr, unsigned *n, unsigned *cap,
+				const struct wq_entry *e)
 {
 	grow(m, arr, cap, *n);
 	unsigned i = *n;
@@ -221,13 +222,13 @@ static struct wq_entry *sorted_insert(struct mk *m, struct wq_entry **arr, unsig
 struct wq_entry *wq_insert(struct mk *m, const struct wq_entry *e)
 {
 	m->dirty = true;
-	return sorted_insert(m, &m->wq, &m->nwq, &m->wq_cap, e);
+	return entries_insert(m, &m->wq, &m->nwq, &m->wq_cap, e);
 }
 
 void sq_insert(struct mk *m, const struct wq_entry *e)
 {
 	m->dirty = true;
-	sorted_insert(m, &m->sq, &m->nsq, &m->sq_cap, e);
+	entries_insert(m, &m->sq, &m->nsq, &m->sq_cap, e);
 }
 
 /* Removes an entry; with `release`, the cores committed to it become free again. */
@@ -430,6 +431,8 @@ static void on_submit(struct mk *m, const struct alloc_hdr *h, const struct job_
 /* A request from another micro-kernel (or from the sequencer, AB). */
 static void on_request(struct mk *m, const struct alloc_hdr *h)
 {
+	if (m->w->cfg->policy == ALLOC_POLICY_AC)
+		ac_note_progress(m, h->job, h->attempt);
 	if (tomb_closed(m, h->job, h->attempt))
 		return; /* a late copy of a request that was already cancelled or spawned */
 	struct wq_entry *old = wq_find(m, h->job);
@@ -468,6 +471,8 @@ static void on_cancel(struct mk *m, const struct alloc_hdr *h)
 		penv_hold(m, e->job, e->mask, e->committed, false);
 		wq_remove(m, e, true);
 	}
+	if (m->w->cfg->policy == ALLOC_POLICY_AC && h->home != m->dom)
+		ac_note_cancel(m, h);
 	tomb_add(m, h->job, h->attempt);
 	penv_trace(m, TR_CANCEL, h->job, h->home, h->attempt);
 }

@@ -5,9 +5,13 @@
  * back. When a request older in the global order reaches a home that has younger
  * requests of its own out, it cancels them (BLOCKED): every micro-kernel frees the
  * cores it had committed to them, and gives them to the oldest request it knows.
- * A blocked job is renewed, with a new attempt number, once no older request from
- * elsewhere is left in its home's wait queue (the older job was spawned or was
- * itself cancelled in favour of an even older one).
+ * A blocked job is renewed, with a new attempt number, once no older job from
+ * elsewhere is left that still has to go first: no older request in its home's
+ * wait queue, and no older request this home knows to be cancelled and not yet
+ * renewed (a dormant job). Without the second condition every blocked job renewed
+ * as soon as the oldest one spawned, and all but the next were cancelled again:
+ * job k was cancelled about k times, n^2/2 cancellations for n jobs, where the
+ * thesis counts n - 1 (Section 5.1.3). docs/allocation.md, "Cancellation storms".
  */
 #include "kernel/alloc/core/proto_env.h"
 
@@ -20,7 +24,49 @@ static bool older_foreign_request(struct mk *m, const struct home_job *j)
 		if (!e->local && e->home != m->dom)
 			return true;
 	}
-	return false;
+	/* the dormant list is in the global order too: its first entry is its oldest */
+	return m->ndormant && order_before(m->dormant[0].t_submit, m->dormant[0].home, m->dormant[0].job,
+					   j->t_submit, m->dom, j->id);
+}
+
+static struct wq_entry *dormant_find(struct mk *m, uint32_t job)
+{
+	for (unsigned i = 0; i < m->ndormant; i++)
+		if (m->dormant[i].job == job)
+			return &m->dormant[i];
+	return 0;
+}
+
+/*
+ * Remembers a cancelled foreign request until the job renews it or spawns. A copy that
+ * comes late is not remembered: one of a job that has spawned here already (its tomb is
+ * closed for good), or one older than a request of that job in the wait queue.
+ */
+void ac_note_cancel(struct mk *m, const struct alloc_hdr *h)
+{
+	struct wq_entry *q = wq_find(m, h->job);
+	if (tomb_closed(m, h->job, 0xffff) || (q && q->attempt > h->attempt))
+		return;
+	struct wq_entry *d = dormant_find(m, h->job);
+	if (d) {
+		if (h->attempt > d->attempt)
+			d->attempt = h->attempt;
+		return;
+	}
+	struct wq_entry e = {.job = h->job, .home = h->home, .attempt = h->attempt, .t_submit = h->t_submit};
+	entries_insert(m, &m->dormant, &m->ndormant, &m->dormant_cap, &e);
+}
+
+/* The job sent a request of a later attempt than the one cancelled, or spawned (0xffff). */
+void ac_note_progress(struct mk *m, uint32_t job, uint16_t attempt)
+{
+	struct wq_entry *d = dormant_find(m, job);
+	if (!d || d->attempt >= attempt)
+		return;
+	unsigned i = (unsigned)(d - m->dormant);
+	__builtin_memmove(&m->dormant[i], &m->dormant[i + 1], (m->ndormant - i - 1) * sizeof *d);
+	m->ndormant--;
+	m->dirty = true; /* a blocked job here may renew now */
 }
 
 /*

@@ -265,6 +265,10 @@ struct mk {
 	uint32_t epoch;
 	struct held_msg *held, *held_tail; /* waiting for this origin's tree */
 	int ping_requester;     /* the core to tell when this origin's PING wave is back (-1: none) */
+	/* active cancellation: foreign requests known to be cancelled and not yet renewed or
+	 * spawned, in the global order (policy_ac.c) */
+	struct wq_entry *dormant;
+	unsigned ndormant, dormant_cap;
 	/* sequencer (atomic broadcast), at the elected micro-kernel only */
 	struct wq_entry *sq;
 	unsigned nsq, sq_cap;
@@ -302,6 +306,9 @@ bool order_before(uint64_t ta, uint16_t ha, uint32_t ja, uint64_t tb, uint16_t h
 struct wq_entry *wq_find(struct mk *m, uint32_t job);
 struct wq_entry *wq_insert(struct mk *m, const struct wq_entry *e);
 void sq_insert(struct mk *m, const struct wq_entry *e);
+/* Inserts e at its place in the global order into a grown array of entries. */
+struct wq_entry *entries_insert(struct mk *m, struct wq_entry **arr, unsigned *n, unsigned *cap,
+				const struct wq_entry *e);
 void wq_remove(struct mk *m, struct wq_entry *e, bool release);
 void tomb_add(struct mk *m, uint32_t job, uint16_t attempt);
 bool tomb_closed(struct mk *m, uint32_t job, uint16_t attempt);
@@ -313,6 +320,10 @@ void home_reset_commits(struct mk *m, struct home_job *j);
 void ac_begin(struct mk *m, struct home_job *j);
 void ac_on_request(struct mk *m, const struct alloc_hdr *h);
 void ac_periodic(struct mk *m);
+/* A foreign job's request was cancelled (CANCEL of `attempt` reached m), or it moved on
+ * (a request of a later attempt, or its spawn: attempt 0xffff). */
+void ac_note_cancel(struct mk *m, const struct alloc_hdr *h);
+void ac_note_progress(struct mk *m, uint32_t job, uint16_t attempt);
 void ab_begin(struct mk *m, struct home_job *j);
 void ab_on_seq_submit(struct mk *m, const struct alloc_hdr *h);
 void ab_on_seq_alloc(struct mk *m, struct alloc_hdr *h, uint32_t len);

@@ -268,6 +268,8 @@ void spawn_receive(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 		penv_fail(m, "micro-kernel %u: job %u spawned on %u cores here without a request", m->dom, h->job, x);
 	}
 	tomb_add(m, h->job, 0xffff);
+	if (m->w->cfg->policy == ALLOC_POLICY_AC)
+		ac_note_progress(m, h->job, 0xffff);
 	m->dirty = true;
 	if (x)
 		start_part(m, h, b, cores, mine, x);
