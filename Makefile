@@ -227,6 +227,10 @@ $(SIM): $(SIM_SRCS) $(SIM_HDRS)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS)
 
+# Figs. 5.1, 5.3, 5.6 on 16x16 .. 128x128 by the simulator (docs/scaling.md)
+bench-sim: sim
+	python3 scripts/bench-sim
+
 # CMD is one shell command; the profile goes to the terminal and build/prof/prof.json.
 prof: check-harts all
 	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll barrier 16' HARTS=16"; exit 2; }
@@ -276,6 +280,8 @@ help:
 	@echo "                  micro-kernels and 2-3 jobs, both policies (CHECK_ARGS='--config fig22'; docs/checking.md)"
 	@echo "  make sim-stress random workloads on 2x2..16x16 meshes, invariants after every event: SEEDS seeds"
 	@echo "                  (default 100000; STRESS_ARGS='--seed N --policy ab ...'); MUTANT=name: a broken policy"
+	@echo "  make bench-sim  the thesis's Figs. 5.1, 5.3, 5.6 by the simulator on 16x16..128x128, 15 runs per point"
+	@echo "                  -> build/bench/sim.json, CSV, PNG (docs/scaling.md); scripts/bench-sim --quick|--only 5.3"
 	@echo "  make deps       install (as root) or name the missing Debian packages"
 	@echo "  make clean      remove build/"
 	@echo

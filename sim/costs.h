@@ -20,8 +20,10 @@
 #define SIM_COST_TIMER_ARM_NS 190
 /* measured: 8240 instructions / 28 calls of job_task_main */
 #define SIM_COST_TASK_START_NS 294
-/* measured: 2190541 instructions / 28 calls of job_task_main */
-#define SIM_COST_TASK_SETUP_NS 78234
+/* measured: 171432 instructions / 28 calls of job_task_main */
+#define SIM_COST_TASK_BARRIER_NS 6123
+/* measured: 2186985 instructions / 28 calls of job_task_main */
+#define SIM_COST_TASK_SETUP_NS 78107
 
 /* per message received, by kind: its handler + receive (1626: measured: 1601437 instructions / 985 calls of proto_receive) +
  * shared (640: measured: 1260447 instructions / 1970 messages sent and received); propagated kinds + propagate (249: measured: 169496 instructions / 681 calls of prop_receive) */

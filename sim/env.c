@@ -177,22 +177,24 @@ bool penv_timer(struct mk *m, struct proto_timer *t, uint64_t at_ns)
 }
 
 /* Real-task mode: each task starts when the start reaches its core (the kernel's run.c
- * uses hart_call) and its pico-kernel has set it up, runs its time and sends TASK_DONE back. */
+ * uses hart_call) and the job's start barrier is passed, runs its time and sends TASK_DONE. */
 void penv_part_start(struct mk *m, struct run_part *p, const struct spawn_body *b, const uint16_t *cores)
 {
 	(void)cores;
 	for (MASK_EACH(p->mask, c)) {
 		if (S.o->costs)
 			sim_charge(m->dom, SIM_COST_TASK_START_NS);
-		/* the pico-kernel then makes the task's address space before the program runs */
-		uint64_t start = net_deliver_time(m->core, c, 64, S.busy[m->dom]) + (S.o->costs ? SIM_COST_TASK_SETUP_NS : 0);
+		/* the pico-kernel joins the job's start barrier (its start time is after it), then
+		 * makes the task's address space: part of its run, as in the kernel's run.c */
+		uint64_t start = net_deliver_time(m->core, c, 64, S.busy[m->dom]) + (S.o->costs ? SIM_COST_TASK_BARRIER_NS : 0);
+		uint64_t setup = S.o->costs ? SIM_COST_TASK_SETUP_NS : 0;
 		struct event *e = ev_new();
 		e->kind = EV_TASK_END;
 		e->to = m->dom;
 		e->core = (uint16_t)c;
 		e->hdr.job = p->job;
 		e->t_start = start;
-		e->time = start + b->duration_us * 1000;
+		e->time = start + setup + b->duration_us * 1000;
 		ev_push(e);
 	}
 }

@@ -25,7 +25,7 @@ static const char usage[] =
 	"machine:\n"
 	"  --mesh WxH          mesh of cores, 1x1 .. 128x128 (default 8x8)\n"
 	"  --partial V         partial simulation (the default, V = 8): every core a micro-kernel\n"
-	"                      managing V virtual cores (1..1048576), as the kernel's partial_sim=V\n"
+	"                      managing V virtual cores (1..65535), as the kernel's partial_sim=V\n"
 	"  --real              real-task mode: rectangular domains, tasks on the pico-kernels\n"
 	"                      (meshes of at most 128 cores)\n"
 	"  --domains N         real-task mode: number of domains (default: the kernel's, 4 or fewer)\n"
@@ -198,8 +198,8 @@ int main(int argc, char **argv)
 			if (!dims(v, &o.w, &o.h) || o.w < 1 || o.h < 1 || o.w > SIM_MAX_SIDE || o.h > SIM_MAX_SIDE)
 				return bad("--mesh '%s': want WxH with W and H in 1..128", v);
 		} else if (!strcmp(a, "--partial")) {
-			if (!num(v, &x, 1 << 20) || !x)
-				return bad("--partial '%s': want 1..1048576 virtual cores", v);
+			if (!num(v, &x, 65535) || !x) /* the core counts a micro-kernel's cores in 16 bits */
+				return bad("--partial '%s': want 1..65535 virtual cores per micro-kernel", v);
 			o.vcores = (unsigned)x, said_partial = true;
 		} else if (!strcmp(a, "--domains")) {
 			if (!num(v, &x, 128) || !x)

@@ -191,10 +191,10 @@ static bool generate(struct gen *g, int which, uint64_t a, uint64_t b, uint64_t 
 			if (!sw->capacity[home])
 				n = 1 + lcg(&seed) % m;
 			/* the kernel passes these as arguments of one call; its compiler evaluates
-			 * them right to left (checked against the kernel by tests/test_sim_kernel.py) */
-			const char *prog = real_programs[lcg(&seed) % 4];
-			uint64_t at = lcg(&seed) % 3000;
+			 * them left to right (checked against the kernel by tests/test_sim_kernel.py) */
 			uint64_t dur = run / 4 + lcg(&seed) % (run + 1);
+			uint64_t at = lcg(&seed) % 3000;
+			const char *prog = real_programs[lcg(&seed) % 4];
 			add(g, home, n, g->o->partial ? dur : run, at, prog, 0);
 		}
 	}

@@ -245,9 +245,17 @@ void wq_remove(struct mk *m, struct wq_entry *e, bool release)
 	m->dirty = true;
 }
 
+/* Tombs in use: the ring fills from slot 0 and a slot never empties again, so until the last
+ * slot is taken only those before tomb_next can match (job ids are never 0). Every request
+ * looks here: a node of a storm scans the jobs it has seen, not all 256 slots. */
+static unsigned tombs_used(const struct mk *m)
+{
+	return m->tombs[ALLOC_TOMBS - 1].job ? ALLOC_TOMBS : m->tomb_next;
+}
+
 void tomb_add(struct mk *m, uint32_t job, uint16_t attempt)
 {
-	for (unsigned i = 0; i < ALLOC_TOMBS; i++)
+	for (unsigned i = 0, n = tombs_used(m); i < n; i++)
 		if (m->tombs[i].job == job) {
 			if (attempt > m->tombs[i].attempt)
 				m->tombs[i].attempt = attempt;
@@ -259,7 +267,7 @@ void tomb_add(struct mk *m, uint32_t job, uint16_t attempt)
 
 bool tomb_closed(struct mk *m, uint32_t job, uint16_t attempt)
 {
-	for (unsigned i = 0; i < ALLOC_TOMBS; i++)
+	for (unsigned i = 0, n = tombs_used(m); i < n; i++)
 		if (m->tombs[i].job == job && m->tombs[i].attempt >= attempt)
 			return true;
 	return false;

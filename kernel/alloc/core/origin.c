@@ -8,7 +8,13 @@
  */
 #include "kernel/alloc/core/proto_env.h"
 
-static unsigned slot_of(unsigned origin, unsigned cap) { return (origin * 2654435761u) & (cap - 1); }
+/* Fibonacci hashing takes the product's HIGH bits: its low bits depend only on the origin's low
+ * bits, and the homes of a scenario are often spaced by a power of two (simul: i * D / N), which
+ * would all fall into one slot. cap is a power of two, 8 or more. */
+static unsigned slot_of(unsigned origin, unsigned cap)
+{
+	return (uint32_t)(origin * 2654435761u) >> (32 - lowest_bit(cap));
+}
 
 static void put(struct origin_state *table, unsigned cap, const struct origin_state *o)
 {
