@@ -3,7 +3,8 @@
  * cores nearest to it and spawns it; each micro-kernel starts its share (user
  * tasks on its pico-kernels in real-task mode, a timer in partial simulation),
  * keeps the cores it committed beyond its share free again, and tells the home
- * when its share has ended; the home then reports to the submitter.
+ * when its share has ended; the home then reports to the submitter. An oversubscribed
+ * job's share runs as a share group on its cores (kernel/alloc/oversub.c).
  */
 #include "kernel/alloc/proto.h"
 #include "kernel/domain.h"
@@ -19,11 +20,18 @@
 #include "drivers/timer.h"
 #include "lib/string.h"
 #include "kernel/vtime.h"
+#include "kernel/alloc/oversub.h"
+#include "kernel/share.h"
+#include "drivers/noc/noc_ep.h"
 
 /* The job each pico-kernel runs a task of; written by that core only (for its kernel calls). */
 static struct job_ctx job_ctxs[MOSAIC_MAX_HARTS];
 
-const struct job_ctx *alloc_job_ctx(unsigned core) { return &job_ctxs[core]; }
+const struct job_ctx *alloc_job_ctx(unsigned core)
+{
+	const struct job_ctx *shared = core == this_cpu() ? share_job_ctx() : 0;
+	return shared ? shared : &job_ctxs[core]; /* a time-sliced task of a job: its own */
+}
 
 /* One task of a job, handed to its pico-kernel with hart_call. */
 struct job_task {
@@ -35,10 +43,23 @@ struct job_task {
 	uint64_t arg;
 	uint32_t cpu_ms;
 	bool started;
+	struct oversub_part *over; /* an oversubscribed job: the share group of this part */
 };
 
 /* The kernel's start barrier uses tags far above those of the job's own collectives. */
 #define START_BARRIER_SEQ 0x40000000u
+
+int alloc_start_barrier(const uint16_t *cores, unsigned n)
+{
+	struct msg_group *g = kmalloc(sizeof *g);
+	int e = g ? msg_group_init(g, cores, n) : -ENOMEM;
+	if (!e) {
+		g->seq = START_BARRIER_SEQ;
+		e = msg_barrier(g, MSG_ALGO(MSG_ALGO_TREE)); /* fixed: a job starts the same whatever the tuned table says */
+	}
+	kfree(g);
+	return e;
+}
 
 /* ---- the home: mapping and spawn ---- */
 
@@ -80,7 +101,7 @@ void home_satisfied(struct mk *m, struct home_job *j)
 		}
 	uint16_t take[MOSAIC_MAX_HARTS] = {0};
 	uint64_t chosen[2] = {0, 0};
-	uint32_t left = j->spec.ntasks, nassign = 0, ncores = 0;
+	uint32_t left = job_cores(&j->spec), nassign = 0, ncores = 0;
 	for (unsigned i = 0; i < n && left; i++) {
 		uint32_t k = c[i].count < left ? c[i].count : left;
 		if (!take[c[i].dom])
@@ -90,9 +111,9 @@ void home_satisfied(struct mk *m, struct home_job *j)
 		if (!layout.partial)
 			mask_set(chosen, c[i].core);
 	}
-	check_start(j->id, j->spec.ntasks, j->spec.ntasks - left);
+	check_start(j->id, job_cores(&j->spec), job_cores(&j->spec) - left);
 	if (!layout.partial)
-		ncores = j->spec.ntasks;
+		ncores = job_cores(&j->spec);
 	uint32_t len = sizeof(struct alloc_hdr) + sizeof(struct spawn_body) + nassign * sizeof(struct spawn_assign) +
 		       ncores * sizeof(uint16_t);
 	uint8_t *msg = kmalloc(len);
@@ -104,7 +125,7 @@ void home_satisfied(struct mk *m, struct home_job *j)
 	struct spawn_assign *a = (struct spawn_assign *)(b + 1);
 	uint16_t *cores = (uint16_t *)(a + nassign);
 	*h = (struct alloc_hdr){.kind = AK_SPAWN, .job = j->id, .home = m->dom, .attempt = j->attempt,
-				.t_submit = j->t_submit, .need = j->spec.ntasks};
+				.t_submit = j->t_submit, .need = job_cores(&j->spec)};
 	memcpy(b->program, j->spec.program, sizeof b->program);
 	b->arg = j->spec.arg;
 	b->duration_us = j->spec.duration_us;
@@ -112,6 +133,10 @@ void home_satisfied(struct mk *m, struct home_job *j)
 	b->submitter = j->submitter;
 	b->nassign = (uint16_t)nassign;
 	b->ncores = (uint16_t)ncores;
+	b->ntasks = (uint16_t)j->spec.ntasks; /* alloc_submit keeps real-task jobs below 2^16 tasks */
+	b->ep_first = j->spec.ep_first;
+	b->place = j->spec.place;
+	b->wait = j->spec.wait;
 	for (unsigned d = 0, i = 0; d < layout.ndomains; d++)
 		if (take[d])
 			a[i++] = (struct spawn_assign){(uint16_t)d, take[d]};
@@ -158,13 +183,7 @@ static void job_task_main(void *arg)
 	/* the job's session first: a peer past the start barrier may send to this task at once */
 	msg_session_begin(MSG_SESSION_JOB | job);
 	/* co-scheduling: no task of the job enters its program before all have started */
-	struct msg_group *g = kmalloc(sizeof *g);
-	int e = g ? msg_group_init(g, jt->cores, jt->size) : -ENOMEM;
-	if (!e) {
-		g->seq = START_BARRIER_SEQ;
-		e = msg_barrier(g, MSG_ALGO(MSG_ALGO_TREE)); /* fixed: a job starts the same whatever the tuned table says */
-	}
-	kfree(g);
+	int e = alloc_start_barrier(jt->cores, jt->size);
 	uint64_t t_start = vtime_now_ns();
 	struct utask_result res = {.status = e};
 	if (!e)
@@ -209,6 +228,12 @@ static int part_timer(struct task *t)
 
 static void start_tasks(struct run_part *p)
 {
+	if (p->tasks[0].over) {
+		bool all = oversub_call_rest(p->tasks[0].over);
+		for (uint32_t i = 0; i < p->count; i++)
+			p->tasks[i].started = all;
+		return;
+	}
 	for (uint32_t i = 0; i < p->count; i++) {
 		struct job_task *jt = &p->tasks[i];
 		if (!jt->started && hart_call(jt->core, job_task_main, jt))
@@ -250,6 +275,22 @@ static void start_part(struct mk *m, const struct alloc_hdr *h, const struct spa
 	if (!p->cores || !p->tasks)
 		panic("alloc: out of memory for a job's tasks");
 	memcpy(p->cores, cores, b->ncores * sizeof(uint16_t));
+	memset(p->tasks, 0, x * sizeof(struct job_task));
+	if (b->ntasks > b->ncores) {
+		struct oversub_part *o;
+		int e = oversub_start(p, b, m->core, &o);
+		for (uint32_t i = 0; i < x; i++)
+			p->tasks[i].over = o;
+		if (e) {
+			/* refused before anything ran: every core of the part ends at once, failed */
+			for (uint32_t i = 0; i < b->ncores; i++)
+				if (mask_has(mine, cores[i]))
+					oversub_fail_core(m, p->job, cores[i], b->ntasks, b->ncores, i, e);
+			return;
+		}
+		start_tasks(p);
+		return;
+	}
 	for (uint32_t r = 0, i = 0; r < b->ncores; r++) {
 		if (!mask_has(mine, cores[r]))
 			continue;
@@ -310,7 +351,7 @@ void run_task_done(struct mk *m, const struct alloc_hdr *h)
 	}
 	p->done++;
 	if (h->flags & AF_FAILED)
-		p->failed++;
+		p->failed += h->failed ? h->failed : 1; /* an oversubscribed core tells how many of its tasks */
 	if (h->value && !p->exit_code)
 		p->exit_code = h->value;
 	if (h->t_event > p->t_start)
@@ -323,6 +364,8 @@ void run_task_done(struct mk *m, const struct alloc_hdr *h)
 	m->dirty = true;
 	if (p->done == p->count) {
 		trace_event(TR_END, p->job, p->count, p->failed);
+		if (p->tasks && p->tasks[0].over)
+			oversub_summary(p->tasks[0].over); /* every core has left its group */
 		part_finished(m, p);
 	}
 }
@@ -363,6 +406,8 @@ void run_part_done(struct mk *m, const struct alloc_hdr *h)
 	if (--j->parts_pending)
 		return;
 	j->t_end = vtime_now_ns();
+	if (job_oversubscribed(&j->spec))
+		noc_ep_release(j->spec.ep_first, j->spec.ntasks); /* every task of it has ended */
 	report(m, j);
 	for (pp = &m->jobs; *pp != j; pp = &(*pp)->next)
 		;
@@ -396,6 +441,8 @@ void run_reap(struct mk *m)
 			continue;
 		}
 		*pp = p->next;
+		if (p->tasks && p->tasks[0].over)
+			oversub_free(p->tasks[0].over);
 		kfree(p->tasks);
 		kfree(p->cores);
 		kfree(p);
