@@ -344,9 +344,9 @@ static inline void free_slot(struct noc_mailbox *mb, struct noc_slot *slot)
 	give_credit(mb, slot);
 }
 
-void noc_mailbox_release(unsigned ep, struct noc_mailbox *mb, struct noc_slot *slot)
+void noc_mailbox_release(unsigned core, struct noc_mailbox *mb, struct noc_slot *slot)
 {
-	(void)ep;
+	(void)core; /* the receiving endpoint; named so for gdb's `mosaic-mailbox core` here */
 	noc_core_stats[this_cpu()].received++; /* the receiver's core: it is the one taking it */
 	noc_core_stats[this_cpu()].bytes_received += slot->h.len;
 	free_slot(mb, slot);

@@ -154,8 +154,9 @@ void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type);
 /* Earliest delivery time of a message still in flight to core on either channel, or to a
  * virtual endpoint it hosts (UINT64_MAX if none). */
 uint64_t noc_mailbox_next_delivery(unsigned core);
-/* Frees a slot of endpoint ep's mailbox mb found above (lock held) and hands the credit to waiting senders. */
-void noc_mailbox_release(unsigned ep, struct noc_mailbox *mb, struct noc_slot *slot);
+/* Frees a slot of endpoint core's mailbox mb found above (lock held; core: a core, or a virtual
+ * endpoint) and hands the credit to waiting senders. */
+void noc_mailbox_release(unsigned core, struct noc_mailbox *mb, struct noc_slot *slot);
 /* Drops every message in endpoint ep's user mailbox whose session is not `keep` (every one
  * for keep == 0), visible or still in flight, freeing its slot and body; returns how
  * many. Takes the lock. */
