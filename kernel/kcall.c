@@ -10,6 +10,7 @@
 #include "kernel/hart.h"
 #include "kernel/errno.h"
 #include "kernel/kheap.h"
+#include "drivers/noc/noc_ep.h"
 #include "kernel/console.h"
 #include "kernel/msg/msg.h"
 #include "drivers/timer.h"
@@ -39,10 +40,11 @@ struct kcall_fwd {
 
 /* ---- handlers ---- */
 
+/* The caller's message identity: its core, or the endpoint of a job's task time-sliced there. */
 static int64_t kc_core_id(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
 {
-	(void)a, (void)d, (void)n;
-	return caller;
+	(void)caller, (void)a, (void)d, (void)n;
+	return noc_ep_self();
 }
 
 static int64_t kc_domain_id(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
@@ -99,6 +101,10 @@ static int64_t kc_write(unsigned caller, const uint64_t *a, const void *d, uint3
 static int64_t kc_heap_grow(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
 {
 	(void)d, (void)n;
+	/* a[1], set by the kernel only: 1 + the core of this domain whose account a task of a
+	 * job's part is charged to, wherever it runs now (kernel/share.h) */
+	if (a[1] && a[1] <= hart_count && domain_of((unsigned)a[1] - 1) == domain_of(caller))
+		caller = (unsigned)a[1] - 1;
 	struct kcall_context *c = &contexts[caller];
 	int64_t delta = (int64_t)a[0];
 	uint64_t limit = c->heap_limit ? c->heap_limit : HEAP_LIMIT_DEFAULT;

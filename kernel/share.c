@@ -12,7 +12,10 @@
  * in U-mode, or at the end of a kernel call), never inside the kernel: kernel code on a
  * shared core runs as on a core of its own, and no lock is ever held across a switch. A
  * barrier wait is therefore a kernel call that is made again (SHARE_RESTART moves the
- * task's pc back onto its ecall) until the barrier opens.
+ * task's pc back onto its ecall) until the barrier opens. The one exception is a message
+ * wait of a job's task (share_msg_wait): it switches inside the kernel, at one point of
+ * the message layer's wait loop where no lock is held and the task's own endpoint is
+ * all it touches, and such a task does not move until it is back at the U-mode edge.
  */
 #include "kernel/share.h"
 #include "kernel/share_internal.h"
@@ -25,6 +28,10 @@
 #include "kernel/bootargs.h"
 #include "kernel/domain.h"
 #include "kernel/vtime.h"
+#include "kernel/console.h"
+#include "kernel/msg/msg.h"
+#include "kernel/alloc/alloc.h"
+#include "drivers/noc/noc.h"
 #include "drivers/timer.h"
 #include "arch/riscv/csr.h"
 #include "arch/riscv/trap.h"
@@ -44,6 +51,7 @@ void ctx_first(void);
 struct share_core *share_cores[MOSAIC_MAX_HARTS];
 
 static struct share_core *mine(void) { return share_cores[this_cpu()]; }
+static void to_host(struct share_core *sc, struct slot *s);
 
 static struct slot *running(void)
 {
@@ -53,8 +61,20 @@ static struct slot *running(void)
 
 bool share_active(void) { return running() != 0; }
 
+/* The calls a task of a job's part makes as it would on a core of its own: its messages
+ * speak as its own endpoint, its job calls read its own job context. */
+static bool job_call_allowed(uint64_t nr)
+{
+	return (nr >= KC_SEND && nr <= KC_PROBE) || (nr >= KC_GROUP_INIT && nr <= KC_SCATTER) || nr == KC_JOB_ID ||
+	       nr == KC_RANK || nr == KC_JOB_SIZE || nr == KC_JOB_GROUP || nr == KC_SHM_OPEN || nr == KC_HEAP_GROW;
+}
+
 bool share_call_allowed(uint64_t nr)
 {
+	if (running()->ep && (nr == KC_SHARE_INFO || nr == KC_SHARE_BARRIER))
+		return false; /* a job's tasks synchronise with the job's collectives */
+	if (running()->ep && job_call_allowed(nr))
+		return true;
 	switch (nr) {
 	case KC_EXIT:
 	case KC_WRITE:
@@ -77,8 +97,75 @@ bool share_call_allowed(uint64_t nr)
 void share_note_kcall(uint64_t t0_ns)
 {
 	struct slot *s = running();
-	if (s)
-		s->task->sys_ns += vtime_now_ns() - t0_ns;
+	if (s) {
+		uint64_t d = vtime_now_ns() - t0_ns; /* less the other tasks' time while it was switched out */
+		s->task->sys_ns += d > s->away_ns ? d - s->away_ns : 0;
+		s->away_ns = 0;
+	}
+}
+
+const struct job_ctx *share_job_ctx(void)
+{
+	struct slot *s = running();
+	return s ? s->job : 0;
+}
+
+uint64_t share_heap_account(void)
+{
+	struct slot *s = running();
+	return s && s->job ? 1 + (uint64_t)s->task->first_core : 0;
+}
+
+/* ---- message waits of a job's tasks ---- */
+
+static uint32_t core_events(void) { return __atomic_load_n(&noc_mailboxes[this_cpu()].events, __ATOMIC_ACQUIRE); }
+
+/* Whether a task other than s could do something now: one that is not in a message wait,
+ * or one whose wait has news (the core's events moved since it looked). */
+static bool others_can_run(const struct share_core *sc, const struct slot *s)
+{
+	uint32_t ev = core_events();
+	for (unsigned i = 0; i < sc->n; i++) {
+		const struct slot *o = sc->slots[i];
+		if (o != s && !o->done && (!o->in_kernel || o->msg_seen != ev || msg_endpoint_has_news(o->ep)))
+			return true; /* (a message to it may have become visible as the clock ran on) */
+	}
+	return false;
+}
+
+bool share_msg_wait(uint32_t seen)
+{
+	struct slot *s = running();
+	if (!s || !s->ep)
+		return false; /* a core of its own: the caller waits as always */
+	struct share_core *sc = mine();
+	bool others = others_can_run(sc, s), news = share_has_news(sc);
+	if (!others && !news)
+		return false; /* every task here waits: wait as a lone waiter does */
+	if (sc->g->wait == SHARE_WAIT_SPIN && others && vtime_now_ns() < sc->slice_end)
+		return true; /* a spinner keeps the core until its slice is over */
+	s->msg_seen = seen;
+	s->in_kernel = true;
+	s->msg_asleep = sc->g->wait == SHARE_WAIT_SLEEP;
+	uint64_t t0 = vtime_now_ns(), irq = irq_save();
+	to_host(sc, s);
+	irq_restore(irq);
+	s->away_ns += vtime_now_ns() - t0;
+	s->in_kernel = s->msg_asleep = false;
+	return true;
+}
+
+bool share_msg_news(void)
+{
+	struct share_core *sc = mine();
+	return sc && sc->cur >= 0 && __atomic_load_n(&sc->inbox, __ATOMIC_RELAXED);
+}
+
+void share_msg_blocked(uint64_t ns)
+{
+	struct slot *s = running();
+	if (s && s->ep && mine()->g->wait == SHARE_WAIT_SLEEP)
+		s->t_in += ns; /* a sleeping waiter is not busy: the jump of the clock is no CPU time */
 }
 
 /* ---- switching ---- */
@@ -112,6 +199,10 @@ static void state_load(struct slot *s)
 		csr_clear(sstatus, SSTATUS_SUM);
 	me->kstack_base = s->stack;
 	me->kstack_top = (uint64_t)s->stack + SHARE_STACK_PAGES * PAGE_SIZE;
+	if (s->ep) {
+		noc_ep_place(s->ep); /* it may have moved here: messages to it wake this core now */
+		noc_ep_enter(s->ep); /* its messages speak as its own endpoint */
+	}
 	if (s->frame)
 		*(uint64_t *)((uint8_t *)s->frame + sizeof(struct trap_frame)) = (uint64_t)me;
 }
@@ -128,6 +219,7 @@ static void state_host(struct share_core *sc)
 	csr_clear(sstatus, SSTATUS_SUM);
 	me->kstack_base = sc->host_stack_base;
 	me->kstack_top = sc->host_stack_top;
+	noc_ep_enter(0);
 }
 
 /*
@@ -318,9 +410,17 @@ static void slot_main(void *arg)
 	irq_disable();
 	struct share_core *sc = mine();
 	uint64_t now = vtime_now_ns();
-	s->task->cpu_ns += now - s->t_in;
-	s->task->real_ns = now - s->t_first;
-	s->task->last_core = (uint16_t)this_cpu();
+	struct share_task *t = s->task;
+	t->cpu_ns += now - s->t_in;
+	t->real_ns = now - s->t_first;
+	t->last_core = (uint16_t)this_cpu();
+	g->core_ended[sc->index]++;
+	if (t->res.status)
+		g->core_failed[sc->index]++;
+	int32_t code = t->res.status ? t->res.status : t->res.exit_code;
+	if (code && !g->core_exit[sc->index])
+		g->core_exit[sc->index] = code;
+	t->end_ns = now;
 	s->done = true;
 	task_left(g, s);
 	ctx_switch(s->ctx, sc->host);
@@ -344,15 +444,25 @@ static void reap(struct share_core *sc)
  * the barrier. A sleeper whose barrier opened wakes here. */
 static int pick(struct share_core *sc)
 {
+	int fallback = -1;
+	uint32_t ev = core_events();
 	for (unsigned k = 1; k <= sc->n; k++) {
 		unsigned i = (sc->last + k) % sc->n;
 		struct slot *s = sc->slots[i];
 		if (s->asleep && barrier_open(sc->g, s))
 			s->asleep = false;
-		if (!s->asleep)
-			return (int)i;
+		if (s->asleep)
+			continue;
+		if (s->msg_asleep && s->msg_seen == ev && !msg_endpoint_has_news(s->ep)) {
+			/* sleeps in a message wait with nothing new: only if nobody else can run, and then
+			 * it waits for the core itself (share_msg_wait), its clock jumping as a lone one's */
+			if (fallback < 0)
+				fallback = (int)i;
+			continue;
+		}
+		return (int)i;
 	}
-	return -1;
+	return fallback;
 }
 
 static bool group_over(const struct share_group *g)
@@ -404,16 +514,47 @@ static void start_together(struct share_core *sc)
 	vtime_advance_to(__atomic_load_n(&g->start_ns, __ATOMIC_ACQUIRE));
 }
 
+/* A job's part: opens the endpoints of the tasks that start on this core, in the job's
+ * session, before any peer may send to them. A task whose endpoint cannot be made ends
+ * at once, failed. */
+static void open_endpoints(struct share_core *sc)
+{
+	struct share_group *g = sc->g;
+	for (unsigned i = 0; i < sc->n; i++) {
+		struct slot *s = sc->slots[i];
+		int e = noc_ep_bind(s->ep);
+		if (e) {
+			s->task->res.status = e;
+			s->task->first_core = s->task->last_core = (uint16_t)this_cpu();
+			g->core_ended[sc->index]++;
+			g->core_failed[sc->index]++;
+			if (!g->core_exit[sc->index])
+				g->core_exit[sc->index] = e;
+			s->done = true;
+			task_left(g, s);
+			continue;
+		}
+		noc_ep_enter(s->ep);
+		msg_session_begin(g->session);
+		noc_ep_enter(0);
+	}
+}
+
 /* One core's part of a group: its scheduler, until the whole group ended. */
 static void core_main(void *arg)
 {
 	struct share_core *sc = arg;
+	struct share_group *g = sc->g;
 	struct hart *h = this_hart();
 	sc->host_stack_base = h->kstack_base;
 	sc->host_stack_top = h->kstack_top;
 	sc->cur = -1;
 	share_cores[this_cpu()] = sc;
 	irq_enable();
+	if (g->eps)
+		open_endpoints(sc);
+	if (g->core_begin)
+		g->core_begin(g, sc->index);
 	start_together(sc);
 	while (!group_over(sc->g)) {
 		reap(sc);
@@ -425,6 +566,8 @@ static void core_main(void *arg)
 			wait_for(sc, can_run); /* every task here sleeps at the barrier, or none is left */
 	}
 	share_cores[this_cpu()] = 0;
+	if (g->core_end)
+		g->core_end(g, sc->index); /* last: the group may be freed from here on */
 }
 
 /* ---- the group ---- */
@@ -457,7 +600,7 @@ static int check_group(const struct share_group *g)
 	return 0;
 }
 
-static void free_group(struct share_group *g, struct share_core *cores)
+void share_group_free(struct share_group *g)
 {
 	for (unsigned i = 0; i < g->ntasks; i++)
 		if (g->slots[i]) {
@@ -465,53 +608,93 @@ static void free_group(struct share_group *g, struct share_core *cores)
 			kfree(g->slots[i]);
 			g->slots[i] = 0;
 		}
-	kfree(cores);
+	kfree(g->state);
+	g->state = 0;
 }
 
-int share_group_run(struct share_group *g)
+/* Checks g and makes its tasks and cores' state; nothing runs yet. */
+static int prepare(struct share_group *g)
 {
 	int e = check_group(g);
 	if (e)
 		return e;
+	unsigned per_core[SHARE_CORES_MAX] = {0};
+	for (unsigned i = 0; i < g->ntasks; i++) {
+		unsigned k = g->first_core ? g->first_core[i] : i % g->ncores;
+		if (k >= g->ncores || ++per_core[k] > SHARE_MAX)
+			return -EINVAL;
+	}
 	struct share_core *cores = kmalloc(g->ncores * sizeof *cores);
 	if (!cores)
 		return -ENOMEM;
 	memset(cores, 0, g->ncores * sizeof *cores);
 	memset(g->tasks, 0, sizeof g->tasks);
 	memset(g->slots, 0, sizeof g->slots);
+	memset(g->called, 0, sizeof g->called);
+	memset(g->core_ended, 0, sizeof g->core_ended);
+	memset(g->core_failed, 0, sizeof g->core_failed);
+	memset(g->core_exit, 0, sizeof g->core_exit);
 	g->lock = (struct spinlock){0};
 	g->arrived = g->gen = g->ended = g->migrations = g->barriers = 0;
 	g->arrive_max = g->release_ns = 0;
 	g->expected = g->ntasks;
 	g->started = g->start_ns = 0;
 	g->start_expect = g->ncores;
+	g->state = cores;
 	for (unsigned i = 0; i < g->ntasks; i++) {
 		struct slot *s = kmalloc(sizeof *s);
 		void *stack = s ? page_alloc(SHARE_STACK_PAGES) : 0;
 		if (!stack) {
 			kfree(s);
-			free_group(g, cores);
+			share_group_free(g);
 			return -ENOMEM;
 		}
 		memset(s, 0, sizeof *s);
 		stack_guard_set(stack);
 		s->stack = stack;
 		s->task = &g->tasks[i];
-		s->task->rank = i;
+		s->task->rank = g->jobs ? g->jobs[i].rank : i;
+		s->job = g->jobs ? &g->jobs[i] : 0;
+		s->ep = g->eps ? g->eps[i] : 0;
 		s->ctx[0] = (uint64_t)ctx_first;
 		s->ctx[1] = (uint64_t)stack + SHARE_STACK_PAGES * PAGE_SIZE;
 		s->ctx[2] = (uint64_t)s;         /* s0: slot_main's argument */
 		s->ctx[3] = (uint64_t)slot_main; /* s1: the function */
 		g->slots[i] = s;
-		/* every placement starts round-robin over the cores: rank i on core i mod C */
-		struct share_core *sc = &cores[i % g->ncores];
+		/* every placement starts from the same map: rank i on core i mod C, or as given */
+		struct share_core *sc = &cores[g->first_core ? g->first_core[i] : i % g->ncores];
 		sc->slots[sc->n++] = s;
 	}
-	g->state = cores;
 	for (unsigned k = 0; k < g->ncores; k++) {
 		cores[k].g = g;
 		cores[k].index = k;
 	}
+	return 0;
+}
+
+bool share_group_call_rest(struct share_group *g)
+{
+	bool all = true;
+	for (unsigned k = 0; k < g->ncores; k++)
+		if (!g->called[k] && !(g->called[k] = hart_call(g->cores[k], core_main, &g->state[k])))
+			all = false;
+	return all;
+}
+
+int share_group_start(struct share_group *g)
+{
+	int e = prepare(g);
+	if (!e)
+		share_group_call_rest(g);
+	return e;
+}
+
+int share_group_run(struct share_group *g)
+{
+	int e = prepare(g);
+	if (e)
+		return e;
+	struct share_core *cores = g->state;
 	uint64_t t0 = vtime_now_ns();
 	unsigned called = 0;
 	for (; called < g->ncores; called++)
@@ -537,6 +720,6 @@ int share_group_run(struct share_group *g)
 		hart_call_wait(g->cores[k]);
 	uint64_t start = g->start_ns > t0 ? g->start_ns : t0;
 	g->run_ns = vtime_now_ns() - start; /* the waits above brought this clock to every core's end */
-	free_group(g, cores);
+	share_group_free(g);
 	return called < g->ncores ? -EBUSY : 0;
 }

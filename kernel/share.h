@@ -7,9 +7,12 @@
  * and the group's placement says whether tasks stay where they started (pinned), rotate
  * between the cores (round-robin) or move by speed (the speed balancer, share_balance.c).
  *
- * The calls that need a message identity per task (messages, collectives, the job's
- * calls, invasive computing, shared windows) answer -ENOTSUP on a shared core: a share
- * group is not a job (docs/balancing.md says what is missing for that).
+ * A share group can also be one micro-kernel's part of an oversubscribed job
+ * (kernel/alloc/run.c): then each task has a job context (rank, size, the job's
+ * endpoints) and a virtual message endpoint of its own (drivers/noc/noc_ep.h), so its
+ * tasks use messages and collectives like any job's; a task that waits for a message
+ * gives the core to the other tasks of its core by the job's wait mode (share_msg_wait).
+ * In a plain share group the calls that need a message identity answer -ENOTSUP.
  *
  * Each task is accounted on the clock of the core it runs on (kernel/vtime.h): CPU time
  * (its slices), system time (its kernel calls) and real time (first slice to end); its
@@ -45,11 +48,13 @@ struct share_task {
 	struct utask_result res;          /* how it ended */
 	uint64_t cpu_ns, sys_ns, real_ns; /* on the clocks of the cores it ran on */
 	uint64_t slices, migrations;
+	uint64_t end_ns; /* the clock of the core it ended on, at its end */
 	uint16_t first_core, last_core;
 };
 
 struct slot;
 struct share_core;
+struct job_ctx;
 struct share_group {
 	/* in */
 	const char *name;
@@ -58,6 +63,17 @@ struct share_group {
 	uint16_t cores[SHARE_CORES_MAX];
 	enum share_wait wait;
 	enum share_place place;
+	/* in, for a part of an oversubscribed job (all zero for a plain group) */
+	const struct job_ctx *jobs;   /* per task: its job context; jobs[i].rank is its rank */
+	const uint16_t *eps;          /* per task: its virtual message endpoint */
+	const uint8_t *first_core;    /* per task: the index in cores[] it starts on (NULL: i mod C) */
+	uint32_t session;             /* the job's message session */
+	void (*core_begin)(struct share_group *g, unsigned k); /* on core k before its tasks start */
+	void (*core_end)(struct share_group *g, unsigned k);   /* on core k at its end: its last touch of g */
+	void *owner;
+	/* out, per core: what the tasks that ended there left (a task ends on exactly one core) */
+	uint16_t core_ended[SHARE_CORES_MAX], core_failed[SHARE_CORES_MAX];
+	int32_t core_exit[SHARE_CORES_MAX]; /* the first non-zero exit code */
 	/* out */
 	struct share_task tasks[SHARE_TASKS_MAX];
 	uint64_t run_ns;     /* from the common start to the end of the last task (cores' own clocks) */
@@ -72,6 +88,7 @@ struct share_group {
 	struct slot *slots[SHARE_TASKS_MAX];
 	struct share_core *state; /* one per core, in the order of cores[] */
 	uint32_t ended; /* tasks that ended (atomic) */
+	bool called[SHARE_CORES_MAX]; /* cores whose part has been started */
 };
 
 /* Runs group g (its `in` fields set) from the calling core, which must not be one of its
@@ -79,6 +96,20 @@ struct share_group {
  * -ENOENT for no such program, -EPERM for a core that is not an idle pico-kernel (or is the
  * caller), -ENOMEM. Nothing runs unless everything checks out. */
 int share_group_run(struct share_group *g);
+
+/* The same without waiting, for a job's part: checks g and makes its tasks (the errors of
+ * share_group_run), then starts every core it can; share_group_call_rest starts those that
+ * were busy (true once all have been). Each core calls g->core_end as its last touch of g;
+ * after every core's, share_group_free gives back what the group holds. */
+int share_group_start(struct share_group *g);
+bool share_group_call_rest(struct share_group *g);
+void share_group_free(struct share_group *g);
+
+/* Prints g's tasks (unless quiet), its summary and its SHAREJSON line, each led by `who`. */
+void share_report(const struct share_group *g, const char *who, bool quiet);
+/* A wait mode's or a placement's number from its name; -1 for an unknown name. */
+int share_wait_parse(const char *w);
+int share_place_parse(const char *w);
 
 /* The first n online pico-kernels other than the calling core (a group's default cores);
  * how many there are. */
@@ -100,5 +131,24 @@ void share_tick(struct trap_frame *f);
 void share_arm(void);
 /* A kernel call that began at t0_ns (vtime_now_ns) ended: system time of the task. */
 void share_note_kcall(uint64_t t0_ns);
+
+/*
+ * A message wait of the running task (kernel/msg/msg.c), interrupts on and no lock held,
+ * found nothing; `seen` is the core's event count from before it looked. True if the
+ * caller should look again at once: the core was given to other tasks meanwhile (yield,
+ * sleep), or a spinner's slice goes on. False if it should wait itself: it runs alone,
+ * or every task of the core waits with nothing new since it looked (then the core's clock
+ * jumps as a lone waiter's does). A task switched out here is never moved to another core.
+ */
+bool share_msg_wait(uint32_t seen);
+/* True if a task was handed to this core while its tasks wait (the waiter looks up). */
+bool share_msg_news(void);
+/* The running task waited ns of its core's clock in a message wait: CPU time unless it sleeps. */
+void share_msg_blocked(uint64_t ns);
+/* The job context of the task running on this core, if it is a task of a job's part. */
+const struct job_ctx *share_job_ctx(void);
+/* 1 + the core whose heap account a task of a job's part is charged to (its first core, so
+ * that a move gives nothing back to another core's account); 0 for any other task. */
+uint64_t share_heap_account(void);
 
 #endif

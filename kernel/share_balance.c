@@ -59,13 +59,15 @@ static struct slot *take(struct share_core *sc, unsigned i)
 	return s;
 }
 
-/* A task of this core that may move: not moved in the last two periods; the one that has
- * been here longest (the lowest index: tasks are appended as they come). -1 if none. */
+/* A task of this core that may move: not moved in the last two periods, and switched out
+ * at the U-mode edge (not inside a message wait, whose kernel frames name this core); the
+ * one that has been here longest (the lowest index: tasks are appended as they come). -1
+ * if none. */
 static int movable(const struct share_core *sc)
 {
 	for (unsigned i = 0; i < sc->n; i++) {
 		const struct slot *s = sc->slots[i];
-		if (!s->done && (!s->moved_period || s->moved_period + 2 <= sc->period + 1))
+		if (!s->done && !s->in_kernel && (!s->moved_period || s->moved_period + 2 <= sc->period + 1))
 			return (int)i;
 	}
 	return -1;

@@ -11,51 +11,6 @@
 #include "kernel/vtime.h"
 #include "lib/string.h"
 
-static int word_index(const char *w, const char *const *names, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(w, names[i]))
-			return (int)i;
-	return -1;
-}
-
-/* speed of a task in permille: CPU time / real time */
-static uint64_t speed_of(const struct share_task *t) { return t->real_ns ? t->cpu_ns * 1000 / t->real_ns : 0; }
-
-static void report(const struct share_group *g, bool quiet)
-{
-	uint64_t lo = UINT64_MAX, hi = 0, sum = 0, moves = 0;
-	int bad = 0;
-	for (unsigned k = 0; k < g->ntasks; k++) {
-		const struct share_task *t = &g->tasks[k];
-		uint64_t sp = speed_of(t);
-		lo = sp < lo ? sp : lo;
-		hi = sp > hi ? sp : hi;
-		sum += sp;
-		moves += t->migrations;
-		bad |= t->res.status != 0;
-		if (quiet)
-			continue;
-		const char *how = t->res.status == 0 ? "exited" : t->res.status == -EFAULT ? "killed" : "not started";
-		kprintf("share: rank %u core %u->%u %s %d cpu_us %lu sys_us %lu real_us %lu speed %lu.%03lu slices %lu "
-			"moves %lu\n",
-			t->rank, t->first_core, t->last_core, how, t->res.status == 0 ? t->res.exit_code : t->res.status,
-			t->cpu_ns / 1000, t->sys_ns / 1000, t->real_ns / 1000, sp / 1000, sp % 1000, t->slices,
-			t->migrations);
-	}
-	kprintf("share: %u tasks on %u cores, wait %s, place %s, slice %lu us: run_us %lu, speed min %lu.%03lu "
-		"max %lu.%03lu, %u migrations, %u barriers%s\n",
-		g->ntasks, g->ncores, share_wait_names[g->wait], share_place_names[g->place], share_slice_us,
-		g->run_ns / 1000, lo / 1000, lo % 1000, hi / 1000, hi % 1000, g->migrations, g->barriers,
-		bad ? ", FAILED" : "");
-	kprintf("SHAREJSON {\"program\":\"%s\",\"arg\":%lu,\"ntasks\":%u,\"ncores\":%u,\"wait\":\"%s\",\"place\":\"%s\","
-		"\"slice_us\":%lu,\"balance_us\":%lu,\"clock\":\"%s\",\"run_ns\":%lu,\"speed_min\":%lu,\"speed_max\":%lu,"
-		"\"speed_mean\":%lu,\"migrations\":%u,\"task_moves\":%lu,\"barriers\":%u,\"ok\":%s}\n",
-		g->name, g->arg, g->ntasks, g->ncores, share_wait_names[g->wait], share_place_names[g->place],
-		share_slice_us, share_balance_us, vtime_active ? "virtual" : "serial", g->run_ns, lo, hi,
-		sum / g->ntasks, g->migrations, moves, g->barriers, bad ? "false" : "true");
-}
-
 SHELL_CMD(share, "share PROGRAM N [ARG] [cores C | core K] [wait spin|yield|sleep] [place pinned|rr|speed] [cpu MS] [quiet]",
 	  "run N copies (ranks) of a program time-sliced on C pico-kernels (default 1), with a barrier wait mode "
 	  "and a placement; each task's speed is cpu / real time")
@@ -85,8 +40,8 @@ SHELL_CMD(share, "share PROGRAM N [ARG] [cores C | core K] [wait spin|yield|slee
 		}
 		if (!strcmp(argv[i], "wait") || !strcmp(argv[i], "place")) {
 			bool w = argv[i][0] == 'w';
-			int v = w ? word_index(argv[i + 1], share_wait_names, SHARE_WAITS)
-				  : word_index(argv[i + 1], share_place_names, SHARE_PLACES);
+			int v = w ? share_wait_parse(argv[i + 1])
+				  : share_place_parse(argv[i + 1]);
 			if (v < 0) {
 				kprintf("share: unknown %s '%s' (%s)\n", argv[i], argv[i + 1],
 					w ? "spin, yield or sleep" : "pinned, rr or speed");
@@ -150,7 +105,7 @@ SHELL_CMD(share, "share PROGRAM N [ARG] [cores C | core K] [wait spin|yield|slee
 		kfree(g);
 		return 1;
 	}
-	report(g, quiet);
+	share_report(g, "share", quiet);
 	int status = 0;
 	for (unsigned k = 0; k < g->ntasks; k++)
 		status |= g->tasks[k].res.status != 0;

@@ -24,6 +24,13 @@ struct slot {
 	bool in_barrier, yield_now, asleep;
 	uint32_t bgen;
 	uint64_t busy_wait_from; /* core clock: a spin/yield wait that stands still since (0: none) */
+	/* a task of a job's part: its endpoint, and its state in a message wait */
+	uint16_t ep;
+	const struct job_ctx *job;
+	bool in_kernel;   /* switched out inside a message wait: it may not move */
+	bool msg_asleep;  /* sleep mode: not run again until the core's events change */
+	uint32_t msg_seen; /* the core's event count when it last looked */
+	uint64_t away_ns;  /* core clock spent switched out inside its current kernel call */
 	/* the balancer: CPU time and clock when this core began to measure it; moves */
 	uint64_t mark_cpu, mark_ns, handover_ns;
 	uint32_t moved_period; /* the balance period of its last move (+1; 0: never) */

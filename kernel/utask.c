@@ -36,6 +36,7 @@ struct utask {
 	struct msg_group *groups[UTASK_GROUPS];
 	struct address_space as;
 	uint64_t heap_start, brk, heap_limit;
+	uint64_t heap_account; /* 1 + the core whose account its heap is charged to; 0: where it ends */
 	uint64_t kctx[14];
 	struct utask_result *res;
 	int job_group; /* 1 + the handle KC_JOB_GROUP gave out (0: none yet) */
@@ -278,7 +279,7 @@ static void task_run(struct utask *t, struct trap_frame *frame, struct utask_res
 	claim_owner_end(killed); /* its team ends (killed with it), its claimed cores go back */
 	if (t->brk > t->heap_start) {
 		/* give the task's heap back to the master's account for this core */
-		uint64_t back[6] = {(uint64_t)-(int64_t)(t->brk - t->heap_start)};
+		uint64_t back[6] = {(uint64_t)-(int64_t)(t->brk - t->heap_start), t->heap_account};
 		kcall(KC_HEAP_GROW, back, 0, 0);
 	}
 	for (unsigned i = 0; i < UTASK_GROUPS; i++)
@@ -555,17 +556,26 @@ static int64_t user_alltoallv(struct utask *t, struct msg_group *g, unsigned how
 	if (!user_range(t, arg, sizeof v, false))
 		return -EFAULT;
 	memcpy(&v, (const void *)arg, sizeof v);
-	static uint32_t arrays[MOSAIC_MAX_HARTS][4][MOSAIC_MAX_HARTS]; /* per core: too big for the stack */
-	uint32_t(*k)[MOSAIC_MAX_HARTS] = arrays[this_cpu()];
+	/* per call, too big for the stack: a task time-sliced with others may give the core
+	 * away inside the collective, so nothing per core would do */
+	uint32_t(*k)[MOSAIC_MAX_HARTS] = kmalloc(4 * sizeof *k);
+	if (!k)
+		return -ENOMEM;
 	const uint64_t from[4] = {v.sendcounts, v.sdispls, v.recvcounts, v.rdispls};
-	for (unsigned i = 0; i < 4; i++) {
+	int64_t e = 0;
+	for (unsigned i = 0; i < 4 && !e; i++) {
 		if (!user_array(t, from[i], g->n, sizeof(uint32_t), false))
-			return -EFAULT;
-		memcpy(k[i], (const void *)from[i], g->n * sizeof(uint32_t));
+			e = -EFAULT;
+		else
+			memcpy(k[i], (const void *)from[i], g->n * sizeof(uint32_t));
 	}
-	if (!user_range(t, v.in, extent(k[0], k[1], g->n), false) || !user_range(t, v.out, extent(k[2], k[3], g->n), true))
-		return -EFAULT;
-	return msg_alltoallv(g, how, (const void *)v.in, k[0], k[1], (void *)v.out, k[2], k[3]);
+	if (!e && (!user_range(t, v.in, extent(k[0], k[1], g->n), false) ||
+		   !user_range(t, v.out, extent(k[2], k[3], g->n), true)))
+		e = -EFAULT;
+	if (!e)
+		e = msg_alltoallv(g, how, (const void *)v.in, k[0], k[1], (void *)v.out, k[2], k[3]);
+	kfree(k);
+	return e;
 }
 
 /* The non-blocking message calls and the collectives, for user tasks (the user channel). */
@@ -756,13 +766,14 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		if (t->brk + bytes - t->heap_start > t->heap_limit ||
 		    t->brk + bytes > USER_BASE + USER_SPAN - UTASK_STACK_PAGES * PAGE_SIZE)
 			return -ENOMEM;
-		uint64_t args[6] = {bytes};
+		uint64_t args[6] = {bytes, share_heap_account()};
 		int64_t r = kcall(KC_HEAP_GROW, args, 0, 0); /* the master's account for this core */
 		if (r < 0)
 			return r;
 		if (map_range(t, t->brk, bytes, PTE_R | PTE_W))
 			return -ENOMEM;
 		t->brk += bytes;
+		t->heap_account = args[1];
 		return (int64_t)old;
 	}
 	case KC_KILL: {

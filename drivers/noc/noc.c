@@ -22,6 +22,7 @@
 #include "lib/string.h"
 #include "lib/bits.h"
 #include "kernel/vtime.h"
+#include "drivers/noc/noc_ep.h"
 
 struct noc_params noc_params = {
 	.timing = {.t_inject_ns = NOC_T_INJECT_NS_DEFAULT,
@@ -42,13 +43,13 @@ static char mesh_spec[BOOTARG_STR_MAX];
 BOOTARG_STR("mesh", mesh_spec, "mesh geometry WxH (default: the most square W x H with W >= H)");
 
 struct noc_mailbox noc_mailboxes[MOSAIC_MAX_HARTS];
-struct noc_mailbox noc_user_mailboxes[MOSAIC_MAX_HARTS];
+struct noc_mailbox noc_user_mailboxes[NOC_ENDPOINTS]; /* physical cores, then virtual endpoints (noc_ep.h) */
 struct noc_link noc_links[MESH_MAX_LINKS];
 struct noc_core_stats noc_core_stats[MOSAIC_MAX_HARTS];
 
-/* Private to the sending core: row src is only touched by core src. */
-static uint64_t last_delivery_ns[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS];
-static uint32_t next_seq[MOSAIC_MAX_HARTS][MOSAIC_MAX_HARTS];
+/* Private to the sending endpoint: row src is only touched by the core that hosts src. */
+static uint64_t last_delivery_ns[NOC_ENDPOINTS][NOC_ENDPOINTS];
+static uint32_t next_seq[NOC_ENDPOINTS][NOC_ENDPOINTS];
 
 /* The link table is the network's shared state: one lock books a whole route atomically. */
 static struct spinlock net_lock = SPINLOCK_INIT("noc-links");
@@ -84,6 +85,15 @@ const char *noc_init(void)
 	}
 	vtime_set_lookahead(min_latency);
 	return bad;
+}
+
+int noc_user_mailbox_ready(unsigned ep)
+{
+	if (ep >= NOC_ENDPOINTS)
+		return -EINVAL;
+	if (noc_user_mailboxes[ep].slots)
+		return 0; /* made for an earlier job: kept for the boot */
+	return mailbox_init(&noc_user_mailboxes[ep], "user-mailbox") ? -ENOMEM : 0;
 }
 
 uint64_t noc_now_ns(void) { return vtime_now_ns(); } /* the core's own clock under virtual time */
@@ -129,12 +139,12 @@ static __attribute__((noinline)) int no_credit(struct noc_mailbox *mb, unsigned 
 					      uint8_t *big)
 {
 	if (wait && !(mb->credit_queued[src / 64] & (1UL << (src % 64)))) {
-		mb->credit_queue[(mb->credit_head + mb->credit_count++) % MOSAIC_MAX_HARTS] = (uint16_t)src;
+		mb->credit_queue[(mb->credit_head + mb->credit_count++) % NOC_ENDPOINTS] = (uint16_t)src;
 		mb->credit_queued[src / 64] |= 1UL << (src % 64);
 	}
 	spin_unlock(&mb->lock, irq);
 	kfree(big);
-	noc_core_stats[src].credit_stalls++;
+	noc_core_stats[noc_ep_tile(src) < MOSAIC_MAX_HARTS ? noc_ep_tile(src) : this_cpu()].credit_stalls++;
 	return -EBUSY;
 }
 
@@ -159,10 +169,15 @@ static __attribute__((noinline)) uint8_t *copy_big(const void *body, uint32_t le
 int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t session, const void *body, uint32_t len,
 		bool xsend, bool wait)
 {
-	if (dst >= mesh.cores)
-		return -ENXIO;
+	if (!noc_ep_valid(dst) || (noc_ep_is_virtual(dst) && !(type & NOC_TYPE_USER)))
+		return -ENXIO; /* the kernel channel names physical cores only */
 	if (len > NOC_MAX_BODY)
 		return -EMSGSIZE;
+	unsigned ts = noc_ep_tile(src), td = noc_ep_tile(dst);
+	if (noc_ep_closed(dst) || td == NOC_EP_NONE || ts == NOC_EP_NONE) {
+		noc_core_stats[this_cpu()].discarded++;
+		return 0; /* its task ended: nobody will take it, nor give its credit back */
+	}
 	uint8_t *big = 0;
 	if (len > NOC_INLINE_BODY && !(big = copy_big(body, len)))
 		return -ENOMEM;
@@ -186,8 +201,8 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	uint64_t now = vtime_stamp(), wait_ns; /* our bound stays at most `now` until the message is noted */
 	unsigned hops;
 	bool r2 = xsend && noc_params.check_xsend && breaks_r2(mb, src, idx), r3 = false;
-	uint64_t deliver = book_route(src, dst, noc_flits(len), now, xsend && noc_params.check_xsend, &wait_ns, &r3);
-	hops = mesh_hops(src, dst);
+	uint64_t deliver = book_route(ts, td, noc_flits(len), now, xsend && noc_params.check_xsend, &wait_ns, &r3);
+	hops = mesh_hops(ts, td);
 	if (deliver < last_delivery_ns[src][dst])
 		deliver = last_delivery_ns[src][dst]; /* never overtake an earlier message of the pair */
 	last_delivery_ns[src][dst] = deliver;
@@ -201,17 +216,17 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	slot->order = mb->next_order++;
 	slot->used = true;
 	mb->used++;
-	vtime_note_send(dst, deliver);
+	vtime_note_send(td, deliver);
 	vtime_stamp_done();
-	__atomic_fetch_add(&noc_mailboxes[dst].events, 1, __ATOMIC_RELEASE); /* the core's signal, for both channels */
+	__atomic_fetch_add(&noc_mailboxes[td].events, 1, __ATOMIC_RELEASE); /* the core's signal, for both channels */
 	spin_unlock(&mb->lock, s);
-	noc_wake(dst);
-	noc_core_stats[src].sent++;
-	noc_core_stats[src].bytes_sent += len;
+	noc_wake(td);
+	noc_core_stats[ts].sent++;
+	noc_core_stats[ts].bytes_sent += len;
 	if (r2)
-		report_xsend(src, dst, "R2 (another source is sending to the same sink)");
+		report_xsend(ts, td, "R2 (another source is sending to the same sink)");
 	if (r3)
-		report_xsend(src, dst, "R3 (a link of its path is in use)");
+		report_xsend(ts, td, "R3 (a link of its path is in use)");
 	return 0;
 }
 
@@ -256,14 +271,17 @@ static inline void give_credit(struct noc_mailbox *mb, struct noc_slot *slot)
 	if (mb->credit_count) {
 		/* the credit goes to the oldest waiting sender, who is woken to use it */
 		unsigned w = mb->credit_queue[mb->credit_head];
-		mb->credit_head = (mb->credit_head + 1) % MOSAIC_MAX_HARTS;
+		mb->credit_head = (mb->credit_head + 1) % NOC_ENDPOINTS;
 		mb->credit_count--;
 		mb->credit_queued[w / 64] &= ~(1UL << (w % 64));
 		slot->reserved_for = (int16_t)w;
-		stamp_credit(slot, w); /* a credit is news to the sender: it may send from then on */
+		unsigned wt = noc_ep_tile(w); /* a virtual sender: the core that hosts it */
+		if (wt == NOC_EP_NONE)
+			wt = this_cpu(); /* released meanwhile: nobody to wake, the credit is taken back by its cancel */
+		stamp_credit(slot, wt); /* a credit is news to the sender: it may send from then on */
 		mb->kept_mask |= bit;
-		__atomic_fetch_add(&noc_mailboxes[w].events, 1, __ATOMIC_RELEASE);
-		noc_wake(w);
+		__atomic_fetch_add(&noc_mailboxes[wt].events, 1, __ATOMIC_RELEASE);
+		noc_wake(wt);
 	} else {
 		mb->free_mask |= bit;
 	}
@@ -276,9 +294,9 @@ void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type)
 	if (mb->credit_queued[src / 64] & (1UL << (src % 64))) {
 		unsigned kept = 0;
 		for (unsigned i = 0; i < mb->credit_count; i++) {
-			uint16_t w = mb->credit_queue[(mb->credit_head + i) % MOSAIC_MAX_HARTS];
+			uint16_t w = mb->credit_queue[(mb->credit_head + i) % NOC_ENDPOINTS];
 			if (w != src)
-				mb->credit_queue[(mb->credit_head + kept++) % MOSAIC_MAX_HARTS] = w;
+				mb->credit_queue[(mb->credit_head + kept++) % NOC_ENDPOINTS] = w;
 		}
 		mb->credit_count = kept;
 		mb->credit_queued[src / 64] &= ~(1UL << (src % 64));
@@ -302,11 +320,16 @@ uint64_t noc_mailbox_next_delivery(unsigned core)
 	/* on the clock something_visible uses too: a message between the wait's clock and the
 	 * clock its polls ran up would otherwise be neither visible nor next, and a core waiting
 	 * for it would wait for nothing (bench_coll barrier 64 stalled so without -icount) */
-	uint64_t now = vtime_wait_clock(), k = next_delivery(&noc_mailboxes[core], now);
-	if (!noc_user_mailboxes[core].used_mask)
-		return k; /* the common case: no user traffic here, no second lock */
-	uint64_t u = next_delivery(&noc_user_mailboxes[core], now);
-	return u < k ? u : k;
+	uint64_t now = vtime_wait_clock(), k = next_delivery(&noc_mailboxes[core], now), u;
+	if (noc_user_mailboxes[core].used_mask && (u = next_delivery(&noc_user_mailboxes[core], now)) < k)
+		k = u;
+	if (!noc_ep_reserved())
+		return k; /* the common case: no virtual endpoint anywhere */
+	uint16_t eps[NOC_EP_VIRT_MAX];
+	for (unsigned i = 0, n = noc_ep_hosted(core, eps, NOC_EP_VIRT_MAX); i < n; i++)
+		if (noc_user_mailboxes[eps[i]].used_mask && (u = next_delivery(&noc_user_mailboxes[eps[i]], now)) < k)
+			k = u; /* a message on its way to a task time-sliced here */
+	return k;
 }
 
 /* Empties a used slot and hands its credit on (lock held). */
@@ -323,14 +346,17 @@ static inline void free_slot(struct noc_mailbox *mb, struct noc_slot *slot)
 
 void noc_mailbox_release(unsigned core, struct noc_mailbox *mb, struct noc_slot *slot)
 {
-	noc_core_stats[core].received++;
-	noc_core_stats[core].bytes_received += slot->h.len;
+	(void)core; /* the receiving endpoint; named so for gdb's `mosaic-mailbox core` here */
+	noc_core_stats[this_cpu()].received++; /* the receiver's core: it is the one taking it */
+	noc_core_stats[this_cpu()].bytes_received += slot->h.len;
 	free_slot(mb, slot);
 }
 
-unsigned noc_user_discard(unsigned core, uint32_t keep)
+unsigned noc_user_discard(unsigned ep, uint32_t keep)
 {
-	struct noc_mailbox *mb = &noc_user_mailboxes[core];
+	struct noc_mailbox *mb = &noc_user_mailboxes[ep];
+	if (!mb->slots)
+		return 0;
 	unsigned n = 0;
 	uint64_t s = spin_lock(&mb->lock);
 	for (uint64_t bits = mb->used_mask; bits; bits &= bits - 1) {
@@ -341,6 +367,6 @@ unsigned noc_user_discard(unsigned core, uint32_t keep)
 		}
 	}
 	spin_unlock(&mb->lock, s);
-	noc_core_stats[core].discarded += n;
+	noc_core_stats[this_cpu()].discarded += n;
 	return n;
 }

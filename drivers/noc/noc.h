@@ -16,6 +16,7 @@
 #include "drivers/noc/noc_config.h"
 #include "drivers/noc/mesh.h"
 #include "kernel/spinlock.h"
+#include "drivers/noc/noc_ep.h"
 
 /*
  * Two channels, each with mailboxes and credits of its own: the kernel's and the
@@ -65,9 +66,9 @@ struct noc_mailbox {
 	volatile uint32_t events;           /* bumped on every arrival and every credit we were promised */
 	volatile uint32_t sleeping;         /* the owner sleeps in WFI waiting for events */
 	/* senders waiting for a slot, oldest first: freed slots go to them in this order */
-	uint16_t credit_queue[MOSAIC_MAX_HARTS];
+	uint16_t credit_queue[NOC_ENDPOINTS]; /* by sending endpoint (noc_ep.h) */
 	unsigned credit_head, credit_count;
-	uint64_t credit_queued[MOSAIC_MAX_HARTS / 64];
+	uint64_t credit_queued[NOC_ENDPOINTS / 64];
 };
 
 
@@ -89,12 +90,16 @@ extern struct noc_params noc_params;
 /* noc_mailboxes is the kernel channel; its events and sleeping fields are the core's
  * wake-up signal for both channels. */
 extern struct noc_mailbox noc_mailboxes[MOSAIC_MAX_HARTS];
-extern struct noc_mailbox noc_user_mailboxes[MOSAIC_MAX_HARTS];
+/* The user channel's mailboxes are per endpoint: a core's own, then the virtual ones (noc_ep.h). */
+extern struct noc_mailbox noc_user_mailboxes[NOC_ENDPOINTS];
 
-static inline struct noc_mailbox *noc_mailbox_of(unsigned core, uint16_t type)
+/* The mailbox of endpoint ep on the channel of `type` (the kernel channel: cores only). */
+static inline struct noc_mailbox *noc_mailbox_of(unsigned ep, uint16_t type)
 {
-	return type & NOC_TYPE_USER ? &noc_user_mailboxes[core] : &noc_mailboxes[core];
+	return type & NOC_TYPE_USER ? &noc_user_mailboxes[ep] : &noc_mailboxes[ep];
 }
+/* Makes endpoint ep's user mailbox if it has none yet: 0 or -ENOMEM. */
+int noc_user_mailbox_ready(unsigned ep);
 /* The links' bookings and statistics, booked under the NoC's lock (one route at a time). */
 extern struct noc_link noc_links[MESH_MAX_LINKS];
 extern struct noc_core_stats noc_core_stats[MOSAIC_MAX_HARTS];
@@ -108,7 +113,9 @@ uint64_t noc_model_ns(unsigned hops, uint32_t len);
 static inline uint32_t noc_flits(uint32_t len) { return noc_timing_flits(&noc_params.timing, len); }
 
 /*
- * Puts a message into dst's mailbox. Returns 0, -EBUSY if dst has no free slot
+ * Puts a message into endpoint dst's mailbox (src and dst are endpoints, noc_ep.h: the route
+ * and the wake-up go to the tiles that host them). A message to a closed endpoint is dropped
+ * (0). Returns 0, -ENXIO for an endpoint that does not exist, -EBUSY if dst has no free slot
  * (flow control), -ENOMEM if a large body cannot be buffered. Credits are handed
  * out first come, first served: a sender that gets -EBUSY with `wait` set joins
  * dst's credit queue, and the next freed slot is kept for the oldest waiter (who
@@ -144,14 +151,16 @@ struct noc_slot *noc_mailbox_find(struct noc_mailbox *mb, const struct noc_match
  * cancelled): it leaves dst's credit queue, and a slot kept for it goes to the next waiter. */
 void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type);
 
-/* Earliest delivery time of a message still in flight to core on either channel (UINT64_MAX if none). */
+/* Earliest delivery time of a message still in flight to core on either channel, or to a
+ * virtual endpoint it hosts (UINT64_MAX if none). */
 uint64_t noc_mailbox_next_delivery(unsigned core);
-/* Frees a slot of core's mailbox mb found above (lock held) and hands the credit to waiting senders. */
+/* Frees a slot of endpoint core's mailbox mb found above (lock held; core: a core, or a virtual
+ * endpoint) and hands the credit to waiting senders. */
 void noc_mailbox_release(unsigned core, struct noc_mailbox *mb, struct noc_slot *slot);
-/* Drops every message on core's user channel whose session is not `keep` (every one
+/* Drops every message in endpoint ep's user mailbox whose session is not `keep` (every one
  * for keep == 0), visible or still in flight, freeing its slot and body; returns how
  * many. Takes the lock. */
-unsigned noc_user_discard(unsigned core, uint32_t keep);
+unsigned noc_user_discard(unsigned ep, uint32_t keep);
 void noc_wake(unsigned core);
 
 #endif

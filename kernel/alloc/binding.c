@@ -18,6 +18,7 @@
 #include "kernel/console.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "drivers/noc/mesh.h"
+#include "drivers/noc/noc_ep.h"
 #include "drivers/timer.h"
 #include "lib/format.h"
 #include "lib/string.h"
@@ -169,6 +170,8 @@ void penv_report(struct mk *m, const struct home_job *j)
 	for (unsigned i = 0; i < j->nparts; i++)
 		r.domain_cores[j->assign[i].mk] = j->assign[i].count;
 	stats_job_get(j->id, &r.msgs, &r.hops);
+	if (job_oversubscribed(&j->spec))
+		noc_ep_release(j->spec.ep_first, j->spec.ntasks); /* every task of it has ended */
 	struct msg_request req;
 	int e = msg_isend_typed(MSG_TYPE_ALLOC_REPORT, j->submitter, 0, &r, sizeof r, false, &req);
 	if (!e)

@@ -3,7 +3,9 @@
  * (kernel/alloc/core/spawn.c) decides which cores run a part of the job; this
  * file hands each task to its core with hart_call, runs it there behind the
  * job's start barrier, and sends its end back to the micro-kernel as a
- * TASK_DONE message. Tasks whose core was still busy are tried again.
+ * TASK_DONE message. Tasks whose core was still busy are tried again. An
+ * oversubscribed job's share runs as a share group on its cores
+ * (kernel/alloc/oversub.c).
  */
 #include "kernel/alloc/proto.h"
 #include "kernel/alloc/core/proto_env.h"
@@ -20,11 +22,17 @@
 #include "drivers/timer.h"
 #include "lib/string.h"
 #include "kernel/vtime.h"
+#include "kernel/alloc/oversub.h"
+#include "kernel/share.h"
 
 /* The job each pico-kernel runs a task of; written by that core only (for its kernel calls). */
 static struct job_ctx job_ctxs[MOSAIC_MAX_HARTS];
 
-const struct job_ctx *alloc_job_ctx(unsigned core) { return &job_ctxs[core]; }
+const struct job_ctx *alloc_job_ctx(unsigned core)
+{
+	const struct job_ctx *shared = core == this_cpu() ? share_job_ctx() : 0;
+	return shared ? shared : &job_ctxs[core]; /* a time-sliced task of a job: its own */
+}
 
 /* One task of a job, handed to its pico-kernel with hart_call. */
 struct job_task {
@@ -40,6 +48,18 @@ struct job_task {
 /* The kernel's start barrier uses tags far above those of the job's own collectives. */
 #define START_BARRIER_SEQ 0x40000000u
 
+int alloc_start_barrier(const uint16_t *cores, unsigned n)
+{
+	struct msg_group *g = kmalloc(sizeof *g);
+	int e = g ? msg_group_init(g, cores, n) : -ENOMEM;
+	if (!e) {
+		g->seq = START_BARRIER_SEQ;
+		e = msg_barrier(g, MSG_ALGO(MSG_ALGO_TREE)); /* fixed: a job starts the same whatever the tuned table says */
+	}
+	kfree(g);
+	return e;
+}
+
 /* ---- every micro-kernel: its share of a spawned job ---- */
 
 static void job_task_main(void *arg)
@@ -52,13 +72,7 @@ static void job_task_main(void *arg)
 	/* the job's session first: a peer past the start barrier may send to this task at once */
 	msg_session_begin(MSG_SESSION_JOB | job);
 	/* co-scheduling: no task of the job enters its program before all have started */
-	struct msg_group *g = kmalloc(sizeof *g);
-	int e = g ? msg_group_init(g, jt->cores, jt->size) : -ENOMEM;
-	if (!e) {
-		g->seq = START_BARRIER_SEQ;
-		e = msg_barrier(g, MSG_ALGO(MSG_ALGO_TREE)); /* fixed: a job starts the same whatever the tuned table says */
-	}
-	kfree(g);
+	int e = alloc_start_barrier(jt->cores, jt->size);
 	uint64_t t_start = vtime_now_ns();
 	struct utask_result res = {.status = e};
 	if (!e)
@@ -78,14 +92,21 @@ static void job_task_main(void *arg)
 
 /* What the kernel keeps for a part of a job on this micro-kernel (run_part.env). */
 struct part_tasks {
-	struct job_task *tasks; /* one per core of the part */
+	struct job_task *tasks; /* one per core of the part (none for an oversubscribed one) */
 	uint16_t *cores;        /* the job's cores in rank order */
 	uint32_t count;
+	struct oversub_part *over; /* an oversubscribed job: the share group of this part */
+	bool over_started;      /* every core of that group has been called */
 };
 
 /* Hands every task not started yet to its core; true if some still wait (core busy). */
 static bool start_tasks(struct part_tasks *pt)
 {
+	if (pt->over) {
+		if (!pt->over_started)
+			pt->over_started = oversub_call_rest(pt->over);
+		return !pt->over_started;
+	}
 	bool waiting = false;
 	for (uint32_t i = 0; i < pt->count; i++) {
 		struct job_task *jt = &pt->tasks[i];
@@ -105,6 +126,20 @@ void penv_part_start(struct mk *m, struct run_part *p, const struct spawn_body *
 		panic("alloc: out of memory for a job's tasks");
 	memcpy(copy, cores, b->ncores * sizeof(uint16_t));
 	*pt = (struct part_tasks){.tasks = tasks, .cores = copy, .count = p->count};
+	p->env = pt;
+	if (b->ntasks > b->ncores) {
+		pt->count = 0; /* the share group runs the tasks */
+		int e = oversub_start(p, b, copy, m->core, &pt->over);
+		if (e) {
+			/* refused before anything ran: every core of the part ends at once, failed */
+			for (uint32_t i = 0; i < b->ncores; i++)
+				if (mask_has(p->mask, cores[i]))
+					oversub_fail_core(m, p->job, cores[i], b->ntasks, b->ncores, i, e);
+			return;
+		}
+		start_tasks(pt);
+		return;
+	}
 	for (uint32_t r = 0, i = 0; r < b->ncores && i < p->count; r++) {
 		if (!mask_has(p->mask, cores[r]))
 			continue;
@@ -112,7 +147,6 @@ void penv_part_start(struct mk *m, struct run_part *p, const struct spawn_body *
 					       .mk_core = m->core, .cores = copy, .program = p->program,
 					       .arg = p->arg, .cpu_ms = b->cpu_ms};
 	}
-	p->env = pt;
 	start_tasks(pt);
 }
 
@@ -122,6 +156,10 @@ void penv_part_free(struct mk *m, struct run_part *p)
 	struct part_tasks *pt = p->env;
 	if (!pt)
 		return;
+	if (pt->over) {
+		oversub_summary(pt->over); /* every core has left its group */
+		oversub_free(pt->over);
+	}
 	kfree(pt->tasks);
 	kfree(pt->cores);
 	kfree(pt);

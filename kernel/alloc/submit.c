@@ -15,6 +15,8 @@
 #include "kernel/utask.h"
 #include "kernel/vtime.h"
 #include "kernel/panic.h"
+#include "kernel/share.h"
+#include "drivers/noc/noc_ep.h"
 #include "drivers/timer.h"
 #include "lib/format.h"
 #include "lib/string.h"
@@ -54,8 +56,29 @@ static uint32_t outstanding[MOSAIC_MAX_HARTS]; /* per submitting core, its own *
 
 unsigned alloc_outstanding(void) { return outstanding[this_cpu()]; }
 
-int alloc_submit(const struct job_spec *s, const char **why)
+/* The checks of an oversubscribed job (cores C < ntasks); 0 or an error with *w set. */
+static int check_oversub(const struct job_spec *s, char *msg, unsigned len, const char **w)
 {
+	*w = msg;
+	if (layout.partial) {
+		*w = "cores C is for real tasks: partial simulation runs no programs";
+		return -EINVAL;
+	}
+	if (s->ntasks > SHARE_TASKS_MAX || s->cores > SHARE_CORES_MAX || s->ntasks > s->cores * SHARE_MAX) {
+		snprintf(msg, len, "%u tasks on %u cores: an oversubscribed job runs at most %u tasks on at most %u cores, "
+			 "%u per core", s->ntasks, s->cores, SHARE_TASKS_MAX, SHARE_CORES_MAX, SHARE_MAX);
+		return -E2BIG;
+	}
+	if (s->place >= SHARE_PLACES || s->wait >= SHARE_WAITS) {
+		*w = "no such placement or wait mode";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int alloc_submit(const struct job_spec *spec, const char **why)
+{
+	struct job_spec copy = *spec, *s = &copy; /* its endpoints are filled in below */
 	static char msgs[MOSAIC_MAX_HARTS][128]; /* each submitting core its own */
 	char *msg = msgs[this_cpu()];
 	const char *w = 0;
@@ -67,10 +90,16 @@ int alloc_submit(const struct job_spec *s, const char **why)
 		w = msg, e = -EINVAL;
 	} else if (s->ntasks == 0) {
 		w = "a job needs at least one core", e = -EINVAL;
-	} else if (s->ntasks > alloc_machine_cores()) {
-		snprintf(msg, sizeof msgs[0], "%u cores is more than the machine has (%u)", s->ntasks,
+	} else if (s->cores > s->ntasks) {
+		snprintf(msg, sizeof msgs[0], "%u cores for %u tasks: a job needs no more cores than tasks", s->cores,
+			 s->ntasks);
+		w = msg, e = -EINVAL;
+	} else if (job_cores(s) > alloc_machine_cores()) {
+		snprintf(msg, sizeof msgs[0], "%u cores is more than the machine has (%u)", job_cores(s),
 			 alloc_machine_cores());
 		w = msg, e = -E2BIG;
+	} else if (job_oversubscribed(s) && (e = check_oversub(s, msg, sizeof msgs[0], &w))) {
+		/* w says why */
 	} else if (layout.partial && strcmp(s->program, ALLOC_SIM_PROGRAM)) {
 		snprintf(msg, sizeof msgs[0], "partial simulation runs no programs: submit '%s' jobs, not '%.*s'",
 			 ALLOC_SIM_PROGRAM, ALLOC_PROGRAM_MAX, s->program);
@@ -83,6 +112,16 @@ int alloc_submit(const struct job_spec *s, const char **why)
 		w = msg, e = -ENOENT;
 	} else if (!layout.partial && s->duration_us) {
 		w = "a run time is for partial simulation; real tasks run until they exit", e = -EINVAL;
+	}
+	if (!e && job_oversubscribed(s)) {
+		int first = noc_ep_reserve(s->ntasks); /* given back by the home when the job ends */
+		if (first < 0) {
+			snprintf(msg, sizeof msgs[0], "no %u message endpoints left for its tasks (%u of %u in use)",
+				 s->ntasks, noc_ep_reserved(), NOC_EP_VIRT_MAX);
+			w = msg, e = -ENOSPC;
+		} else {
+			s->ep_first = (uint16_t)first;
+		}
 	}
 	if (why)
 		*why = w;
@@ -243,8 +282,8 @@ static unsigned shell_collect(bool block, uint64_t timeout_us, bool json)
 	return got;
 }
 
-SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS]",
-	  "submit a job: PROGRAM on NTASKS cores (real tasks; cpu: each task's CPU-time limit in ms), or, in partial simulation, NTASKS virtual cores for US microseconds (PROGRAM: " ALLOC_SIM_PROGRAM ")")
+SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS] [cores C] [place pinned|rr|speed] [wait spin|yield|sleep]",
+	  "submit a job: PROGRAM on NTASKS cores (real tasks; cpu: each task's CPU-time limit in ms; cores: only C cores, the tasks time-sliced on them, placed and waiting as share groups do), or, in partial simulation, NTASKS virtual cores for US microseconds (PROGRAM: " ALLOC_SIM_PROGRAM ")")
 {
 	if (argc < 3 || argc % 2 == 0)
 		return SHELL_USAGE;
@@ -256,9 +295,26 @@ SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS]",
 	s.ntasks = (uint32_t)v;
 	s.home = (uint16_t)domain_of(this_cpu());
 	for (int i = 3; i + 1 < argc; i += 2) {
+		bool place = !strcmp(argv[i], "place");
+		if (place || !strcmp(argv[i], "wait")) {
+			int k = place ? share_place_parse(argv[i + 1]) : share_wait_parse(argv[i + 1]);
+			if (k < 0) {
+				kprintf("submit: unknown %s '%s' (%s)\n", argv[i], argv[i + 1],
+					place ? "pinned, rr or speed" : "spin, yield or sleep");
+				return SHELL_USAGE_SHOWN;
+			}
+			*(place ? &s.place : &s.wait) = (uint8_t)k;
+			continue;
+		}
 		if (!parse_u64(argv[i + 1], &v))
 			return SHELL_USAGE;
-		if (!strcmp(argv[i], "at"))
+		if (!strcmp(argv[i], "cores")) {
+			if (v == 0 || v > s.ntasks) {
+				kprintf("submit: cores C must be 1..NTASKS (%u)\n", s.ntasks);
+				return SHELL_USAGE_SHOWN;
+			}
+			s.cores = (uint32_t)v;
+		} else if (!strcmp(argv[i], "at"))
 			s.home = v > 0xffff ? 0xffff : (uint16_t)v;
 		else if (!strcmp(argv[i], "time"))
 			s.duration_us = v;
@@ -281,8 +337,8 @@ SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS]",
 		return 1;
 	}
 	shell_tag = s.tag;
-	kprintf("submit: job tag %u (%u cores) sent to micro-kernel %u (core %u); 'jobs' shows it when it ends\n", s.tag,
-		s.ntasks, s.home, domain_master(s.home));
+	kprintf("submit: job tag %u (%u tasks on %u cores) sent to micro-kernel %u (core %u); 'jobs' shows it when it ends\n",
+		s.tag, s.ntasks, job_cores(&s), s.home, domain_master(s.home));
 	return 0;
 }
 

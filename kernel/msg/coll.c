@@ -5,6 +5,7 @@
 #include "kernel/errno.h"
 #include "kernel/kheap.h"
 #include "drivers/noc/mesh.h"
+#include "drivers/noc/noc_ep.h"
 #include "lib/string.h"
 
 /* The member nearest to rank r's tile among those closer to the root (dist), the way
@@ -13,9 +14,10 @@
  * 0: not a member) instead of measuring every member: in a dense group the parent is a
  * neighbour, and every member builds the whole tree, so the pairwise search was O(n^3) hop
  * counts over the group (3.3 million instructions for one group of 64 members). */
-static unsigned parent_of(const struct msg_group *g, const uint16_t *grid, const uint16_t *dist, unsigned r)
+static unsigned parent_of(const struct msg_group *g, const uint16_t *tiles, const uint16_t *grid, const uint16_t *dist,
+			  unsigned r)
 {
-	int x0 = mesh_tiles[g->cores[r]].x, y0 = mesh_tiles[g->cores[r]].y;
+	int x0 = mesh_tiles[tiles[r]].x, y0 = mesh_tiles[tiles[r]].y;
 	for (int h = 1; h < (int)(mesh.w + mesh.h); h++) {
 		unsigned best = g->n;
 		for (int dx = -h; dx <= h; dx++) {
@@ -39,19 +41,31 @@ static unsigned parent_of(const struct msg_group *g, const uint16_t *grid, const
 }
 
 /* Builds the tree: each member's parent is, among the members closer to the root,
- * the one fewest hops away (then the one nearest the root, then the lowest rank). */
+ * the one fewest hops away (then the one nearest the root, then the lowest rank). The
+ * tree is built over tiles: several members on one tile (tasks time-sliced on a core,
+ * each with its endpoint) hang off the lowest rank there, which takes the tile's place.
+ * A virtual endpoint counts at the tile it was opened at (noc_ep_home), which every
+ * member sees alike wherever the task has moved since, so all build the same tree. */
 static void build_tree(struct msg_group *g)
 {
-	unsigned root_core = mesh_centre_of(g->cores, g->n);
-	uint16_t dist[MOSAIC_MAX_HARTS], grid[MOSAIC_MAX_HARTS] = {0};
-	for (unsigned r = 0; r < g->n; r++) {
-		if (g->cores[r] == root_core)
-			g->tree_root = (uint16_t)r;
-		dist[r] = (uint16_t)mesh_hops(g->cores[r], root_core);
-		grid[g->cores[r]] = (uint16_t)(r + 1);
-	}
+	uint16_t tiles[MOSAIC_MAX_HARTS], dist[MOSAIC_MAX_HARTS], grid[MOSAIC_MAX_HARTS] = {0};
 	for (unsigned r = 0; r < g->n; r++)
-		g->parent[r] = r == g->tree_root ? (uint16_t)r : (uint16_t)parent_of(g, grid, dist, r);
+		tiles[r] = (uint16_t)noc_ep_home(g->cores[r]);
+	unsigned root_core = mesh_centre_of(tiles, g->n);
+	g->tree_root = g->n;
+	for (unsigned r = 0; r < g->n; r++) {
+		if (tiles[r] == root_core && g->tree_root == g->n)
+			g->tree_root = (uint16_t)r;
+		dist[r] = (uint16_t)mesh_hops(tiles[r], root_core);
+		if (!grid[tiles[r]])
+			grid[tiles[r]] = (uint16_t)(r + 1); /* the tile's first member stands for it */
+	}
+	for (unsigned r = 0; r < g->n; r++) {
+		unsigned lead = grid[tiles[r]] - 1u;
+		g->parent[r] = r == g->tree_root ? (uint16_t)r
+			       : lead != r	 ? (uint16_t)lead
+						 : (uint16_t)parent_of(g, tiles, grid, dist, r);
+	}
 	g->nchildren = 0;
 	g->depth = 0;
 	for (unsigned r = 0; r < g->n; r++) {
@@ -67,11 +81,11 @@ static void build_tree(struct msg_group *g)
 
 int msg_group_init(struct msg_group *g, const uint16_t *cores, unsigned n)
 {
-	if (!g || !cores || n == 0 || n > mesh.cores)
+	if (!g || !cores || n == 0 || n > MOSAIC_MAX_HARTS)
 		return -EINVAL;
-	uint64_t seen[MOSAIC_MAX_HARTS / 64] = {0};
+	uint64_t seen[NOC_ENDPOINTS / 64] = {0};
 	for (unsigned i = 0; i < n; i++) {
-		if (cores[i] >= mesh.cores)
+		if (!noc_ep_valid(cores[i]))
 			return -ENXIO;
 		if (seen[cores[i] / 64] & (1UL << (cores[i] % 64)))
 			return -EINVAL;
@@ -81,7 +95,7 @@ int msg_group_init(struct msg_group *g, const uint16_t *cores, unsigned n)
 	g->seq = 0;
 	g->type = MSG_TYPE_COLL;
 	g->rank = (uint16_t)n;
-	unsigned me = this_cpu();
+	unsigned me = noc_ep_self(); /* a time-sliced task of a job: its own endpoint */
 	for (unsigned i = 0; i < n; i++) {
 		g->cores[i] = cores[i];
 		if (cores[i] == me)

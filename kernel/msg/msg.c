@@ -1,8 +1,11 @@
 /*
  * Requests, matching and waiting of the message API (see msg.h). Everything here
- * is private to the calling core: its pending sends, its posted receives in post
+ * is private to the calling endpoint: its pending sends, its posted receives in post
  * order (the unmatched-request queue), its unhandled-message queue and its user
- * session. Only the NoC below (drivers/noc) is shared between cores.
+ * session. An endpoint is a core, or the virtual endpoint of a task time-sliced on a
+ * core (drivers/noc/noc_ep.h): kernel traffic always speaks as the core, user traffic
+ * as the running task's endpoint. Only the NoC below (drivers/noc) is shared between
+ * cores.
  */
 #include "kernel/msg/msg.h"
 #include "kernel/hart.h"
@@ -14,6 +17,7 @@
 #include "lib/string.h"
 #include "lib/bits.h"
 #include "kernel/vtime.h"
+#include "kernel/share.h"
 
 uint64_t msg_user_buffer = MSG_USER_BUFFER_DEFAULT;
 BOOTARG_U64("msg_user_buffer", msg_user_buffer, 0, 64 * 1024 * 1024,
@@ -39,7 +43,10 @@ struct endpoint {
 	uint64_t uh_user_bytes;  /* the kernel memory they hold, counted against msg_user_buffer */
 };
 
-static struct endpoint endpoints[MOSAIC_MAX_HARTS];
+static struct endpoint endpoints[NOC_ENDPOINTS]; /* cores, then virtual endpoints */
+
+/* The endpoint a call on `type` speaks as: the running task's for user traffic. */
+static unsigned self_for(uint16_t type) { return type & NOC_TYPE_USER ? noc_ep_self() : this_cpu(); }
 
 static void queue_append(struct msg_request **head, struct msg_request **tail, struct msg_request *r)
 {
@@ -71,7 +78,7 @@ static void fill_status(struct msg_status *st, const struct noc_header *h, int e
 				  .t_recv_ns = now, .t_wait_ns = h->t_wait_ns};
 }
 
-static bool valid_core(int c) { return c >= 0 && (unsigned)c < mesh.cores; }
+static bool valid_core(int c) { return c >= 0 && noc_ep_valid((unsigned)c); }
 
 static bool is_user(uint16_t type) { return type & NOC_TYPE_USER; }
 
@@ -272,14 +279,15 @@ static uint64_t drain_channel(unsigned me, struct endpoint *ep, struct noc_mailb
 
 /* Drains both channels; a user message of a session other than the core's is dropped
  * first (it is stale: its task is gone, or it was never addressed to this one). */
-static uint64_t drain_mailbox(unsigned me, struct endpoint *ep)
+static uint64_t drain_mailbox(unsigned core, unsigned uid)
 {
-	uint64_t next = drain_channel(me, ep, &noc_mailboxes[me], false);
-	struct noc_mailbox *ub = &noc_user_mailboxes[me];
+	uint64_t next = drain_channel(core, &endpoints[core], &noc_mailboxes[core], false);
+	struct noc_mailbox *ub = &noc_user_mailboxes[uid];
+	struct endpoint *uep = &endpoints[uid];
 	if (!__atomic_load_n(&ub->used_mask, __ATOMIC_RELAXED))
 		return next;
-	noc_user_discard(me, ep->session);
-	uint64_t unext = ep->session ? drain_channel(me, ep, ub, true) : UINT64_MAX;
+	noc_user_discard(uid, uep->session);
+	uint64_t unext = uep->session ? drain_channel(uid, uep, ub, true) : UINT64_MAX;
 	return unext < next ? unext : next;
 }
 
@@ -310,40 +318,64 @@ static void progress(unsigned me, struct endpoint *ep)
 	}
 }
 
-/* True if a message in either of this core's mailboxes is visible at the clock its wait
- * leaves it at (not at the clock its polls have run up: that would make it depend on them). */
+static bool box_visible(struct noc_mailbox *mb, uint64_t now)
+{
+	if (!__atomic_load_n(&mb->used_mask, __ATOMIC_RELAXED))
+		return false;
+	uint64_t s = spin_lock(&mb->lock);
+	bool found = noc_mailbox_find(mb, 0, now, 0) != 0;
+	spin_unlock(&mb->lock, s);
+	return found;
+}
+
+bool msg_endpoint_has_news(unsigned ep)
+{
+	return ep < NOC_ENDPOINTS && box_visible(&noc_user_mailboxes[ep], vtime_now_ns());
+}
+
+/* True if a message in one of this core's mailboxes (or of a task time-sliced here) is
+ * visible at the clock its wait leaves it at (not at the clock its polls have run up:
+ * that would make it depend on them). */
 static bool something_visible(unsigned me)
 {
 	uint64_t now = vtime_wait_clock();
-	struct noc_mailbox *boxes[2] = {&noc_mailboxes[me], &noc_user_mailboxes[me]};
-	for (unsigned i = 0; i < 2; i++) {
-		if (!__atomic_load_n(&boxes[i]->used_mask, __ATOMIC_RELAXED))
-			continue;
-		uint64_t s = spin_lock(&boxes[i]->lock);
-		bool found = noc_mailbox_find(boxes[i], 0, now, 0) != 0;
-		spin_unlock(&boxes[i]->lock, s);
-		if (found)
+	if (box_visible(&noc_mailboxes[me], now) || box_visible(&noc_user_mailboxes[me], now))
+		return true;
+	uint16_t eps[NOC_EP_VIRT_MAX];
+	for (unsigned i = 0, n = noc_ep_hosted(me, eps, NOC_EP_VIRT_MAX); i < n; i++)
+		if (box_visible(&noc_user_mailboxes[eps[i]], now))
 			return true;
-	}
 	return false;
 }
 
-/* Makes progress, sleeping in WFI between attempts, until done(arg): true then. An
- * interruptible wait (a user task's) gives up, false, once its task is to be killed. */
-static bool wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void *), void *arg, bool interruptible)
+/* Makes progress on endpoint id, sleeping in WFI between attempts, until done(arg): true
+ * then. An interruptible wait (a user task's) gives up, false, once its task is to be
+ * killed. A user task time-sliced with others on this core (kernel/share.h) gives the
+ * core to them while it waits, by its job's wait mode; it waits here itself only when
+ * every task of the core waits, so the core's clock jumps as a lone waiter's does. */
+static bool wait_until_done(unsigned id, bool (*done)(void *), void *arg, bool interruptible)
 {
+	unsigned me = this_cpu();
+	struct endpoint *ep = &endpoints[id];
 	struct noc_mailbox *mb = &noc_mailboxes[me];
 	for (;;) {
 		uint32_t seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
-		progress(me, ep);
+		progress(id, ep);
 		if (done(arg))
 			return true;
-		uint64_t next_ns = drain_mailbox(me, ep);
-		progress(me, ep);
+		uint64_t next_ns = drain_mailbox(me, id);
+		if (noc_ep_reserved()) {
+			uint64_t hosted = noc_mailbox_next_delivery(me); /* also the tasks time-sliced here */
+			next_ns = hosted < next_ns ? hosted : next_ns;
+		}
+		progress(id, ep);
 		if (done(arg))
 			return true;
 		if (interruptible && hart_kill_pending())
 			return false;
+		if (interruptible && share_msg_wait(seen))
+			continue; /* another task of this core ran meanwhile (or a spinner's slice goes on) */
+		uint64_t blocked_from = vtime_now_ns();
 		/* nothing to do before the next message in flight to us arrives: under virtual
 		 * time the clock jumps there once that is safe (kernel/vtime.c), else we sleep */
 		vtime_wait_begin();
@@ -365,10 +397,11 @@ static bool wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void 
 			fence();
 			WAIT_UNTIL(__atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
 					   (!vtime_active && noc_now_ns() >= next_ns) ||
-					   (interruptible && hart_kill_pending()) || vtime_nudges() != nudges,
+					   (interruptible && hart_kill_pending()) || vtime_nudges() != nudges ||
+					   share_msg_news(),
 				   wake);
 			mb->sleeping = 0;
-			if (!vtime_active || (interruptible && hart_kill_pending()))
+			if (!vtime_active || (interruptible && hart_kill_pending()) || share_msg_news())
 				break;
 			uint32_t now_seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
 			if (now_seen != seen && (ep->send_head || something_visible(me)))
@@ -378,6 +411,7 @@ static bool wait_until_done(unsigned me, struct endpoint *ep, bool (*done)(void 
 			seen = now_seen;
 		}
 		vtime_wait_end();
+		share_msg_blocked(vtime_now_ns() - blocked_from);
 	}
 }
 
@@ -410,7 +444,7 @@ int msg_isend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t l
 	int bad = check_send(dst, tag, buf, len);
 	if (bad)
 		return bad;
-	unsigned me = this_cpu();
+	unsigned me = self_for(type);
 	struct endpoint *ep = &endpoints[me];
 	*req = (struct msg_request){.kind = MSG_REQ_SEND, .state = MSG_REQ_PENDING, .xsend = xsend, .type = type,
 				    .peer = (uint16_t)dst, .tag = tag, .sbuf = buf, .len = len};
@@ -431,7 +465,7 @@ int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, st
 		return -EINVAL;
 	if (cap && !buf)
 		return -EINVAL;
-	unsigned me = this_cpu();
+	unsigned me = self_for(type);
 	struct endpoint *ep = &endpoints[me];
 	*req = (struct msg_request){.kind = MSG_REQ_RECV, .state = MSG_REQ_PENDING, .type = type, .rbuf = buf,
 				    .len = cap, .match = {.src = src, .tag = tag, .type = type,
@@ -453,7 +487,7 @@ int msg_test(struct msg_request *req, int *done, struct msg_status *st)
 	if (req->state != MSG_REQ_DONE) {
 		if (is_user(req->type))
 			vtime_settle();
-		progress(this_cpu(), &endpoints[this_cpu()]);
+		progress(self_for(req->type), &endpoints[self_for(req->type)]);
 	}
 	*done = req->state == MSG_REQ_DONE;
 	if (*done && st)
@@ -466,7 +500,7 @@ int msg_wait(struct msg_request *req, struct msg_status *st)
 	if (!req || req->state == MSG_REQ_IDLE)
 		return -EINVAL;
 	if (req->state != MSG_REQ_DONE &&
-	    !wait_until_done(this_cpu(), &endpoints[this_cpu()], request_done, req,
+	    !wait_until_done(self_for(req->type), request_done, req,
 			     is_user(req->type) || req->interruptible)) {
 		msg_cancel(req); /* its task is being killed: nothing may point into it any more */
 		return -EINTR;
@@ -491,7 +525,7 @@ int msg_waitall(struct msg_request *reqs, unsigned n)
 int msg_send_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len)
 {
 	/* fast path: nothing queued before us, so sending at once keeps every ordering rule */
-	unsigned me = this_cpu();
+	unsigned me = self_for(type);
 	struct endpoint *ep = &endpoints[me];
 	if (!ep->send_head && check_send(dst, tag, buf, len) == 0) {
 		int e = noc_hw_send(me, (unsigned)dst, type, tag, session_for(ep, type), buf, len, false, true);
@@ -524,7 +558,7 @@ int msg_trysend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t
 	int bad = check_send(dst, tag, buf, len);
 	if (bad)
 		return bad;
-	unsigned me = this_cpu();
+	unsigned me = self_for(type);
 	struct endpoint *ep = &endpoints[me];
 	if (peer_has_pending_send(ep, (unsigned)dst))
 		return -EBUSY; /* earlier sends to dst still wait for credits */
@@ -557,7 +591,7 @@ static int recv_direct(unsigned me, uint16_t type, int src, int tag, void *buf, 
 
 int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
 {
-	unsigned me = this_cpu();
+	unsigned me = self_for(type);
 	struct endpoint *ep = &endpoints[me];
 	if (!ep->recv_head && !ep->uh_head && (src == MSG_ANY_SOURCE || valid_core(src)) &&
 	    (tag >= 0 || tag == MSG_ANY_TAG) && (buf || !cap)) {
@@ -638,9 +672,9 @@ int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct msg_stat
 		return -ENXIO;
 	if (tag < 0 && tag != MSG_ANY_TAG)
 		return -EINVAL;
-	struct probe_state p = {.me = this_cpu(),
+	struct probe_state p = {.me = self_for(type),
 				.match = {.src = src, .tag = tag, .type = type,
-					  .session = session_for(&endpoints[this_cpu()], type)},
+					  .session = session_for(&endpoints[self_for(type)], type)},
 				.st = st};
 	if (!block && is_user(type))
 		vtime_settle();
@@ -648,7 +682,7 @@ int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct msg_stat
 		return 0;
 	if (!block)
 		return -EAGAIN;
-	return wait_until_done(p.me, &endpoints[p.me], probe_once, &p, is_user(type)) ? 0 : -EINTR;
+	return wait_until_done(p.me, probe_once, &p, is_user(type)) ? 0 : -EINTR;
 }
 
 int msg_probe(int src, int tag, bool block, struct msg_status *st)
@@ -660,7 +694,7 @@ void msg_cancel(struct msg_request *req)
 {
 	if (!req || req->state != MSG_REQ_PENDING)
 		return;
-	unsigned me = this_cpu();
+	unsigned me = self_for(req->type);
 	struct endpoint *ep = &endpoints[me];
 	bool send = req->kind == MSG_REQ_SEND;
 	struct msg_request **head = send ? &ep->send_head : &ep->recv_head, **tail = send ? &ep->send_tail : &ep->recv_tail;
@@ -677,8 +711,7 @@ void msg_cancel(struct msg_request *req)
 
 void msg_drain(void)
 {
-	unsigned me = this_cpu();
-	drain_mailbox(me, &endpoints[me]);
+	drain_mailbox(this_cpu(), noc_ep_self());
 }
 
 unsigned msg_unhandled_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS / 64])
@@ -686,11 +719,11 @@ unsigned msg_unhandled_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS 
 	unsigned n = 0;
 	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++)
 		sources[w] = 0;
-	const struct endpoint *ep = &endpoints[this_cpu()];
+	const struct endpoint *ep = &endpoints[self_for(type)];
 	if (!ep->uh_kind[type % UH_KINDS])
 		return 0;
 	for (struct unhandled_msg *u = ep->uh_head; u; u = u->next)
-		if (u->h.type == type) {
+		if (u->h.type == type && u->h.src < MOSAIC_MAX_HARTS) { /* kernel traffic: cores only */
 			sources[u->h.src / 64] |= 1UL << (u->h.src % 64);
 			n++;
 		}
@@ -699,7 +732,7 @@ unsigned msg_unhandled_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS 
 
 unsigned msg_pending_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS / 64])
 {
-	unsigned me = this_cpu(), n = msg_unhandled_sources(type, sources);
+	unsigned me = self_for(type), n = msg_unhandled_sources(type, sources);
 	if (!ep_has_mail(me, type))
 		return n;
 	vtime_settle(); /* "visible now" must not change when something earlier is still on its way */
@@ -707,7 +740,7 @@ unsigned msg_pending_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS / 
 	uint64_t now = noc_now_ns(), s = spin_lock(&mb->lock);
 	for (uint64_t bits = mb->used_mask; bits; bits &= bits - 1) {
 		const struct noc_header *h = &mb->slots[lowest_bit(bits)].h;
-		if (h->type == type && h->t_deliver_ns <= now) {
+		if (h->type == type && h->t_deliver_ns <= now && h->src < MOSAIC_MAX_HARTS) {
 			sources[h->src / 64] |= 1UL << (h->src % 64);
 			n++;
 		}
@@ -718,7 +751,7 @@ unsigned msg_pending_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS / 
 
 bool msg_maybe_pending(uint16_t type)
 {
-	unsigned me = this_cpu();
+	unsigned me = self_for(type);
 	return endpoints[me].uh_kind[type % UH_KINDS] || ep_has_mail(me, type);
 }
 
@@ -784,7 +817,7 @@ static void unlink_user_requests(unsigned me, struct msg_request **head, struct 
 
 void msg_session_begin(uint32_t session)
 {
-	unsigned me = this_cpu();
+	unsigned me = noc_ep_self();
 	struct endpoint *ep = &endpoints[me];
 	ep->session = session;
 	drop_user_messages(me, ep, session);
@@ -792,15 +825,16 @@ void msg_session_begin(uint32_t session)
 
 void msg_session_end(void)
 {
-	unsigned me = this_cpu();
+	unsigned me = noc_ep_self();
 	struct endpoint *ep = &endpoints[me];
+	noc_ep_close(me); /* a virtual endpoint's task is gone: later sends to it are dropped */
 	unlink_user_requests(me, &ep->send_head, &ep->send_tail);
 	unlink_user_requests(me, &ep->recv_head, &ep->recv_tail);
 	ep->session = 0;
 	drop_user_messages(me, ep, 0);
 }
 
-uint32_t msg_session(void) { return endpoints[this_cpu()].session; }
+uint32_t msg_session(void) { return endpoints[noc_ep_self()].session; }
 
 void msg_idle_purge(void)
 {

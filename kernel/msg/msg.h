@@ -135,6 +135,10 @@ bool msg_maybe_pending(uint16_t type);
 /* Whether a sender waits for a credit on this core's kernel channel (a hint, no lock). */
 bool msg_credit_waiters(void);
 
+/* Whether a message is visible now in endpoint ep's user mailbox (a time-sliced task that
+ * waits may have something to take: kernel/share.c runs it). */
+bool msg_endpoint_has_news(unsigned ep);
+
 /* Messages waiting in this core's unhandled-message queue (for the shell and tests). */
 unsigned msg_unhandled_count(unsigned core);
 

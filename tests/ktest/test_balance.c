@@ -10,6 +10,8 @@
 #include "kernel/page_alloc.h"
 #include "kernel/console.h"
 #include "lib/string.h"
+#include "kernel/msg/msg.h"
+#include "drivers/noc/noc.h"
 
 #define W_OF(arg) (((arg) & 0xffff) ? ((arg) & 0xffff) : 50)
 #define T_OF(arg) ((((arg) >> 16) & 0x3fff) ? (((arg) >> 16) & 0x3fff) : 20)
@@ -169,4 +171,32 @@ KTEST_STANDALONE(balance, message_calls_are_refused_on_a_shared_core)
 	KT_ASSERT_EQ(g->tasks[0].res.exit_code, 0);
 	KT_ASSERT_EQ(g->tasks[1].res.exit_code, 0);
 	kfree(g);
+}
+
+/* The virtual endpoints of oversubscribed jobs (drivers/noc/noc_ep.h): a run is reserved whole
+ * or not at all, an endpoint is no destination until its host binds it and none once it is
+ * released, the kernel channel never names one, and everything goes back. */
+KTEST_STANDALONE(balance, virtual_endpoints_are_reserved_bound_and_given_back)
+{
+	unsigned before = noc_ep_reserved();
+	KT_ASSERT_EQ(noc_ep_reserve(0), -EINVAL);
+	KT_ASSERT_EQ(noc_ep_reserve(NOC_EP_VIRT_MAX + 1), -EINVAL);
+	int a = noc_ep_reserve(5), b = noc_ep_reserve(3);
+	KT_ASSERT(a >= NOC_EP_VIRT_BASE && b >= NOC_EP_VIRT_BASE && (b >= a + 5 || b + 3 <= a));
+	KT_ASSERT_EQ(noc_ep_reserve(NOC_EP_VIRT_MAX), -ENOSPC); /* not that many left in one run */
+	KT_ASSERT(!noc_ep_valid((unsigned)a));                  /* reserved, not bound: no destination */
+	KT_ASSERT_EQ(noc_ep_bind((unsigned)a), 0);
+	KT_ASSERT(noc_ep_valid((unsigned)a) && noc_ep_tile((unsigned)a) == this_cpu());
+	KT_ASSERT_EQ(noc_ep_home((unsigned)a), this_cpu());
+	KT_ASSERT_EQ(noc_ep_bind((unsigned)a), -EINVAL); /* once */
+	KT_ASSERT_EQ(msg_send_typed(MSG_TYPE_DATA, a, 1, "x", 1), -ENXIO); /* the kernel channel: cores only */
+	noc_ep_close((unsigned)a);
+	KT_ASSERT(noc_ep_closed((unsigned)a));
+	KT_ASSERT_EQ(msg_send_typed(MSG_TYPE_USER, a, 1, "x", 1), 0); /* dropped: its task is gone */
+	KT_ASSERT_EQ(noc_user_mailboxes[a].used, 0);
+	noc_ep_release((unsigned)a, 5);
+	noc_ep_release((unsigned)b, 3);
+	KT_ASSERT(!noc_ep_valid((unsigned)a) && noc_ep_tile((unsigned)a) == NOC_EP_NONE);
+	KT_ASSERT(!noc_ep_valid(NOC_ENDPOINTS) && !noc_ep_valid(mesh.cores));
+	KT_ASSERT_EQ(noc_ep_reserved(), before);
 }

@@ -34,11 +34,16 @@ struct alloc_config {
 	bool check; /* check the invariants on every event (docs/allocation.md) */
 };
 
-/* A job as submitted. Real-task mode: `program` run as `ntasks` tasks. Partial
- * simulation: `ntasks` virtual cores held for `duration_us`. */
+/* A job as submitted. Real-task mode: `program` run as `ntasks` tasks, on `cores` cores
+ * (0: one per task; fewer: an oversubscribed job, whose tasks are time-sliced on its
+ * cores, docs/balancing.md). Partial simulation: `ntasks` virtual cores held for
+ * `duration_us`. */
 struct job_spec {
 	uint16_t home;      /* domain (micro-kernel) id the job is submitted at */
-	uint32_t ntasks;    /* cores it needs */
+	uint32_t ntasks;    /* tasks it runs */
+	uint32_t cores;     /* cores it needs (0: ntasks); see job_cores */
+	uint8_t place, wait; /* oversubscribed: the kernel's enum share_place and enum share_wait */
+	uint16_t ep_first;  /* oversubscribed: its tasks' message endpoints, ep_first + rank (set by the submitter) */
 	char program[ALLOC_PROGRAM_MAX];
 	uint64_t arg;       /* the program's argument */
 	uint64_t duration_us;
@@ -46,5 +51,10 @@ struct job_spec {
 	uint32_t tag;       /* the submitter's own label, returned in the report */
 	uint32_t cpu_ms;    /* real-task mode: each task's CPU-time limit, ms (0: the boot default) */
 };
+
+/* The cores a job asks the allocator for. */
+static inline uint32_t job_cores(const struct job_spec *s) { return s->cores ? s->cores : s->ntasks; }
+/* Whether its tasks are time-sliced, several on a core. */
+static inline bool job_oversubscribed(const struct job_spec *s) { return s->cores && s->cores < s->ntasks; }
 
 #endif

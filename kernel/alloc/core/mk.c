@@ -374,7 +374,7 @@ void home_commit(struct mk *m, struct home_job *j, unsigned from, uint32_t count
 	j->got += count;
 	if (j->state == HJ_SEQ_WAIT)
 		j->state = HJ_REQUESTING; /* AB: a commitment came before the sequencer's request did */
-	if (j->state == HJ_REQUESTING && j->got >= j->spec.ntasks)
+	if (j->state == HJ_REQUESTING && j->got >= job_cores(&j->spec))
 		j->state = HJ_SATISFIED;
 }
 
@@ -382,13 +382,13 @@ void home_commit(struct mk *m, struct home_job *j, unsigned from, uint32_t count
 
 static void begin(struct mk *m, struct home_job *j)
 {
-	penv_trace(m, TR_BEGIN, j->id, j->spec.ntasks, j->global);
+	penv_trace(m, TR_BEGIN, j->id, job_cores(&j->spec), j->global);
 	if (!j->global) {
 		j->state = HJ_REQUESTING;
 		j->attempt = 1;
 		j->attempts = 1;
 		struct wq_entry e = {.job = j->id, .home = m->dom, .attempt = 1, .t_submit = j->t_submit,
-				     .need = j->spec.ntasks, .local = true};
+				     .need = job_cores(&j->spec), .local = true};
 		/* never queue ahead of a request that already holds cores here: it might wait for
 		 * them while they wait for it (docs/allocation.md, "local jobs") */
 		for (unsigned i = 0; i < m->nwq; i++)
@@ -421,7 +421,7 @@ static void on_submit(struct mk *m, const struct alloc_hdr *h, const struct job_
 	home_reset_commits(m, j);
 	uint64_t now = penv_now(m);
 	j->t_submit = s->t_submit_ns ? s->t_submit_ns : now;
-	j->global = s->ntasks > m->capacity;
+	j->global = job_cores(s) > m->capacity;
 	j->next = m->jobs;
 	m->jobs = j;
 	m->njobs++;

@@ -17,7 +17,7 @@ void ab_begin(struct mk *m, struct home_job *j)
 	j->attempt = 1;
 	j->attempts = 1;
 	struct alloc_hdr h = {.kind = AK_SEQ_SUBMIT, .job = j->id, .home = m->dom, .attempt = 1,
-			      .t_submit = j->t_submit, .need = j->spec.ntasks};
+			      .t_submit = j->t_submit, .need = job_cores(&j->spec)};
 	unsigned s = m->w->sequencer;
 	if (s == m->dom) {
 		h.from = m->dom;

@@ -93,7 +93,7 @@ static void cancel_younger(struct mk *m, uint64_t t_submit, unsigned home, uint3
 		penv_trace(m, TR_CANCEL, j->id, job, j->attempt);
 		tomb_add(m, j->id, j->attempt);
 		struct alloc_hdr c = {.kind = AK_CANCEL, .job = j->id, .home = m->dom, .attempt = j->attempt,
-				      .t_submit = j->t_submit, .need = j->spec.ntasks};
+				      .t_submit = j->t_submit, .need = job_cores(&j->spec)};
 		prop_start(m, &c, sizeof c);
 	}
 }
@@ -105,10 +105,10 @@ static void request(struct mk *m, struct home_job *j)
 	j->attempts++;
 	home_reset_commits(m, j);
 	struct wq_entry e = {.job = j->id, .home = m->dom, .attempt = j->attempt, .t_submit = j->t_submit,
-			     .need = j->spec.ntasks};
+			     .need = job_cores(&j->spec)};
 	wq_insert(m, &e);
 	struct alloc_hdr h = {.kind = AK_REQ, .job = j->id, .home = m->dom, .attempt = j->attempt,
-			      .t_submit = j->t_submit, .need = j->spec.ntasks};
+			      .t_submit = j->t_submit, .need = job_cores(&j->spec)};
 	prop_start(m, &h, sizeof h);
 	cancel_younger(m, j->t_submit, m->dom, j->id);
 }

@@ -116,9 +116,10 @@ struct spawn_body {
 	uint16_t submitter;
 	uint16_t nassign;   /* entries of assign[] */
 	uint16_t ncores;    /* real-task mode: the job's cores in rank order, after assign[] */
-	uint16_t pad;
+	uint16_t ntasks;    /* real-task mode: its tasks; more than ncores: oversubscribed (kernel/alloc/oversub.c) */
 	uint32_t cpu_ms;    /* each task's CPU-time limit (0: the boot default) */
-	uint32_t pad2;
+	uint16_t ep_first;  /* oversubscribed: rank r's message endpoint is ep_first + r */
+	uint8_t place, wait; /* oversubscribed: the kernel's enum share_place, enum share_wait */
 	/* struct spawn_assign assign[nassign]; uint16_t cores[ncores]; */
 };
 struct spawn_assign {

@@ -56,7 +56,7 @@ static void sort_cands(struct cand *c, unsigned n)
 static uint8_t *build_spawn(struct mk *m, struct home_job *j, uint32_t nassign, const uint64_t *chosen,
 			    uint32_t *len_out)
 {
-	uint32_t ncores = m->w->partial ? 0 : j->spec.ntasks;
+	uint32_t ncores = m->w->partial ? 0 : job_cores(&j->spec);
 	uint32_t len = sizeof(struct alloc_hdr) + sizeof(struct spawn_body) + nassign * sizeof(struct spawn_assign) +
 		       ncores * sizeof(uint16_t);
 	uint8_t *msg = penv_alloc(len);
@@ -68,7 +68,7 @@ static uint8_t *build_spawn(struct mk *m, struct home_job *j, uint32_t nassign, 
 	struct spawn_assign *a = (struct spawn_assign *)(b + 1);
 	uint16_t *cores = (uint16_t *)(a + nassign);
 	*h = (struct alloc_hdr){.kind = AK_SPAWN, .job = j->id, .home = m->dom, .attempt = j->attempt,
-				.t_submit = j->t_submit, .need = j->spec.ntasks};
+				.t_submit = j->t_submit, .need = job_cores(&j->spec)};
 	__builtin_memcpy(b->program, j->spec.program, sizeof b->program);
 	b->arg = j->spec.arg;
 	b->duration_us = j->spec.duration_us;
@@ -76,6 +76,10 @@ static uint8_t *build_spawn(struct mk *m, struct home_job *j, uint32_t nassign, 
 	b->submitter = j->submitter;
 	b->nassign = (uint16_t)nassign;
 	b->ncores = (uint16_t)ncores;
+	b->ntasks = (uint16_t)j->spec.ntasks; /* real-task jobs are kept below 2^16 tasks by their submitter */
+	b->ep_first = j->spec.ep_first;
+	b->place = j->spec.place;
+	b->wait = j->spec.wait;
 	__builtin_memcpy(a, j->assign, nassign * sizeof *a);
 	for (unsigned k = 0, i = 0; k < m->w->ncores && i < ncores; k++)
 		if (mask_has(chosen, k))
@@ -116,7 +120,7 @@ void home_satisfied(struct mk *m, struct home_job *j)
 	}
 	sort_cands(c, n);
 	uint64_t chosen[PROTO_MASK_WORDS] = {0};
-	uint32_t left = j->spec.ntasks, nassign = 0;
+	uint32_t left = job_cores(&j->spec), nassign = 0;
 	for (unsigned i = 0; i < n && left; i++) {
 		uint32_t k = c[i].count < left ? c[i].count : left;
 		if (!take[c[i].dom])
@@ -128,8 +132,8 @@ void home_satisfied(struct mk *m, struct home_job *j)
 	}
 	penv_free(c);
 	if (w->cfg->check && left)
-		penv_fail(m, "job %u starts on %u cores, it asked for %u", j->id, j->spec.ntasks - left,
-			  j->spec.ntasks);
+		penv_fail(m, "job %u starts on %u cores, it asked for %u", j->id, job_cores(&j->spec) - left,
+			  job_cores(&j->spec));
 	penv_free(j->assign);
 	j->assign = penv_alloc((nassign ? nassign : 1) * sizeof *j->assign);
 	if (!j->assign)
@@ -169,15 +173,26 @@ void home_satisfied(struct mk *m, struct home_job *j)
 
 /* ---- every micro-kernel: its share of a spawned job ---- */
 
-static void part_finished(struct mk *m, struct run_part *p)
+/* Tells the part's home that it ended (the home itself without a message). With `forget`,
+ * the part is freed first (real-task mode, where no timer refers to it), so that whoever
+ * the job's report reaches finds nothing of it left on this micro-kernel. */
+static void part_finished(struct mk *m, struct run_part *p, bool forget)
 {
 	struct alloc_hdr h = {.kind = AK_PART_DONE, .job = p->job, .home = p->home, .count = p->count,
 			      .failed = p->failed, .value = p->exit_code, .t_event = p->t_start};
-	if (p->home == m->dom) {
+	if (forget) {
+		struct run_part **pp = &m->parts;
+		while (*pp != p)
+			pp = &(*pp)->next;
+		*pp = p->next;
+		penv_part_free(m, p);
+		penv_free(p);
+	}
+	if (h.home == m->dom) {
 		h.from = m->dom;
 		run_part_done(m, &h);
 	} else {
-		mk_send(m, p->home, &h, sizeof h);
+		mk_send(m, h.home, &h, sizeof h);
 	}
 	m->dirty = true;
 }
@@ -189,7 +204,7 @@ void run_part_timer(struct mk *m, struct run_part *p)
 	penv_hold(m, p->job, p->mask, p->count, false);
 	p->done = p->count;
 	penv_trace(m, TR_END, p->job, p->count, 0);
-	part_finished(m, p);
+	part_finished(m, p, false); /* its timer's record is the home's until it is done: freed by run_reap */
 }
 
 static void start_part(struct mk *m, const struct alloc_hdr *h, const struct spawn_body *b, const uint16_t *cores,
@@ -287,7 +302,7 @@ void run_task_done(struct mk *m, const struct alloc_hdr *h)
 	}
 	p->done++;
 	if (h->flags & AF_FAILED)
-		p->failed++;
+		p->failed += h->failed ? h->failed : 1; /* an oversubscribed core tells how many of its tasks */
 	if (h->value && !p->exit_code)
 		p->exit_code = h->value;
 	if (h->t_event > p->t_start)
@@ -300,7 +315,7 @@ void run_task_done(struct mk *m, const struct alloc_hdr *h)
 	m->dirty = true;
 	if (p->done == p->count) {
 		penv_trace(m, TR_END, p->job, p->count, p->failed);
-		part_finished(m, p);
+		part_finished(m, p, true);
 	}
 }
 

@@ -1,0 +1,100 @@
+"""Oversubscribed jobs (submit PROGRAM N cores C, kernel/alloc/oversub.c, drivers/noc/noc_ep.c): the
+real programs, which check themselves (the stencil against a serial run, coll every collective in
+both modes with every algorithm), give correct results with more tasks than cores under every
+placement and wait mode; every rank ends exactly once and every move is counted once; bad input is
+refused with its own error and disturbs nothing; what the jobs held comes back."""
+import json
+import re
+
+import pytest
+
+from test_shm import pages_in_use
+
+BOOT = "domains=1 share_slice_us=500 share_balance_us=2000"
+RANK = re.compile(r"^oversub job (\d+): rank (\d+) core (\d+)->(\d+) (exited|killed|not started) (-?\d+) ", re.M)
+
+
+def parts(output):
+    return [json.loads(m) for m in re.findall(r"^SHAREJSON (\{.*\"who\":\"oversub.*\})$", output, re.M)]
+
+
+def run_jobs(boot, harts, jobs, vtime=1, extra=""):
+    """Boots once and submits the jobs at once (the allocator runs them as cores come free; job
+    ids follow the order of submission); returns the boot's result."""
+    cmds = ";".join(f"submit {j}" for j in jobs) + ";jobs wait 200"
+    r = boot(harts=harts, bootargs=f'{BOOT} vtime={vtime} {extra} cmd="{cmds}"', timeout=300)
+    assert r.status == 0, r.output[-3000:]
+    return r
+
+
+def check_job(output, program, ntasks, ncores, place, wait, job):
+    """The job's program said ok, each rank ended once with 0, the moves add up, pinned never moves."""
+    assert re.search(rf"^\[core \d+\] {program}: {ntasks} (tasks|cores), .*(ok|correct)$", output, re.M), output[-3000:]
+    ranks = [int(m[1]) for m in RANK.findall(output) if int(m[0]) == job]
+    assert sorted(ranks) == list(range(ntasks)), (job, ranks)
+    assert all(m[4] == "exited" and m[5] == "0" for m in RANK.findall(output) if int(m[0]) == job)
+    (p,) = [p for p in parts(output) if p["who"] == f"oversub job {job}"]
+    assert (p["ntasks"], p["ncores"], p["place"], p["wait"], p["ok"]) == (ntasks, ncores, place, wait, True)
+    assert p["migrations"] == p["task_moves"]
+    if place == "pinned":
+        assert p["migrations"] == 0
+    return p
+
+
+# rr with spin is left to the serial clock (below): under virtual time a spinner polls until the
+# clock it was handed reaches its message, and a blind rotation every period hands clocks on so
+# often that the run takes minutes of host time (docs/balancing.md)
+MODES = [(p, w) for p in ("pinned", "rr", "speed") for w in ("spin", "yield", "sleep") if (p, w) != ("rr", "spin")]
+
+
+@pytest.mark.parametrize("program", ["stencil", "coll"])
+def test_twelve_tasks_on_eight_cores_under_every_mode(boot, program):
+    for chunk in (MODES[:4], MODES[4:]):
+        jobs = [f"{program} 12 cores 8 place {p} wait {w}" for p, w in chunk]
+        r = run_jobs(boot, 12, jobs)
+        for i, (p, w) in enumerate(chunk):
+            check_job(r.output, program, 12, 8, p, w, i + 1)
+
+
+def test_many_moves_on_the_serial_clock(boot):
+    """Round-robin with spinning, and a long run with hundreds of moves, run on the serial clock
+    (under virtual time both are known not to finish: docs/balancing.md)."""
+    r = run_jobs(boot, 20, ["coll 12 cores 8 place rr wait spin", "stencil 20 cores 16 place rr wait sleep arg 60"],
+                 vtime=0)
+    assert check_job(r.output, "coll", 12, 8, "rr", "spin", 1)["migrations"] > 0
+    assert check_job(r.output, "stencil", 20, 16, "rr", "sleep", 2)["migrations"] > 0
+
+
+def test_twenty_tasks_on_sixteen_cores(boot):
+    r = run_jobs(boot, 20, ["stencil 20 cores 16 place speed wait yield", "ring 20 cores 16 place rr wait yield",
+                            "compute 20 cores 16 place speed wait sleep"])
+    check_job(r.output, "stencil", 20, 16, "speed", "yield", 1)
+    check_job(r.output, "ring", 20, 16, "rr", "yield", 2)
+    check_job(r.output, "compute", 20, 16, "speed", "sleep", 3)
+
+
+def test_bad_oversubscribed_jobs_are_refused_and_disturb_nothing(boot):
+    bad = [("stencil 12 cores 0", r"submit: cores C must be 1\.\.NTASKS \(12\)"),
+           ("stencil 4 cores 8", r"submit: cores C must be 1\.\.NTASKS \(4\)"),
+           ("stencil 12 cores 8 place fast", r"submit: unknown place 'fast' \(pinned, rr or speed\)"),
+           ("stencil 12 cores 8 wait nap", r"submit: unknown wait 'nap' \(spin, yield or sleep\)"),
+           ("stencil 65 cores 9", r"submit: refused: 65 tasks on 9 cores: an oversubscribed job runs at most 64"),
+           ("stencil 40 cores 4", r"submit: refused: 40 tasks on 4 cores: .* 8 per core"),
+           ("stencil 40 cores 12", r"submit: refused: 12 cores is more than the machine has \(11\)")]
+    # a first job of as many tasks makes the endpoints' mailboxes (kept for the boot): measure after it
+    cmds = ";".join(["submit stencil 5 cores 2", "jobs wait 60", "mem"] + [f"submit {b}" for b, _ in bad] +
+                    ["submit coll 5 cores 2 place speed wait sleep", "jobs wait 60", "mem", "jobs"])
+    r = boot(harts=12, bootargs=f"{BOOT} vtime=1 shell=1", batch=False,
+             input_text=cmds.replace(";", "\r") + "\rpoweroff 0\r", timeout=300)
+    for _, why in bad:
+        assert re.search(why, r.output), (why, r.output[-3000:])
+    check_job(r.output, "stencil", 5, 2, "pinned", "spin", 1)
+    check_job(r.output, "coll", 5, 2, "speed", "sleep", 2)  # the refusals took no tag and no endpoint
+    assert "jobs: 2 ended, 0 still in the system" in r.output
+    before, after = pages_in_use(r.output)
+    assert after == before, (before, after)
+
+
+def test_a_partial_simulation_takes_no_cores_option(boot):
+    r = boot(harts=4, bootargs='partial_sim=4 cmd="submit sim 8 time 100 cores 2"', timeout=60)
+    assert "submit: refused: cores C is for real tasks" in r.output, r.output[-2000:]
