@@ -444,7 +444,10 @@ static void on_request(struct mk *m, const struct alloc_hdr *h)
 	if (old) {
 		if (old->attempt >= h->attempt)
 			return;
-		wq_remove(m, old, true); /* a renewed request implies the end of the old one */
+		/* a renewed request implies the end of the old one (its CANCEL was overtaken): its
+		 * cores are free again, and the observers must hear it as for a cancel */
+		penv_hold(m, old->job, old->mask, old->committed, false);
+		wq_remove(m, old, true);
 	}
 	struct wq_entry e = {.job = h->job, .home = h->home, .attempt = h->attempt, .t_submit = h->t_submit,
 			     .need = h->need};
