@@ -388,13 +388,13 @@ SHELL_CMD(propbench, "propbench W H [reps R]",
 		struct alloc_hdr hd = {.kind = AK_PING, .flags = AF_DIRECT, .from = (uint16_t)this_cpu(),
 				       .rx1 = (uint8_t)w, .ry1 = (uint8_t)h};
 		mk_send_core(0, domain_master(0), &hd, sizeof hd);
-		if (!alloc_wait_report(1, vtime_now_ns() + 10000000000ULL)) {
+		if (!alloc_wait_report(ALLOC_REPORT_PING, vtime_now_ns() + 10000000000ULL)) {
 			kprintf("propbench: no answer within 10 s\n");
 			return 1;
 		}
 		struct ping_result res;
 		struct msg_request req;
-		int e = msg_irecv_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, 1, &res, sizeof res, &req);
+		int e = msg_irecv_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, ALLOC_REPORT_PING, &res, sizeof res, &req);
 		if (!e)
 			e = msg_wait(&req, 0);
 		if (e)

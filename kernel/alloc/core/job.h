@@ -50,6 +50,7 @@ struct job_spec {
 	uint64_t t_submit_ns; /* submission time (guest ns); 0: when the home receives it */
 	uint32_t tag;       /* the submitter's own label, returned in the report */
 	uint32_t cpu_ms;    /* real-task mode: each task's CPU-time limit, ms (0: the boot default) */
+	uint8_t report_tag; /* the message tag the home sends its report with (the submitter's collector) */
 };
 
 /* The cores a job asks the allocator for. */
