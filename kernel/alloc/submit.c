@@ -56,6 +56,10 @@ static uint32_t outstanding[MOSAIC_MAX_HARTS]; /* per submitting core, its own *
 
 unsigned alloc_outstanding(void) { return outstanding[this_cpu()]; }
 
+_Static_assert(JOB_OVERSUB_TASKS_MAX == SHARE_TASKS_MAX && JOB_OVERSUB_CORES_MAX == SHARE_CORES_MAX &&
+		       JOB_OVERSUB_PER_CORE == SHARE_MAX,
+	       "an oversubscribed job's parts are share groups: the limits must agree");
+
 /* The checks of an oversubscribed job (cores C < ntasks); 0 or an error with *w set. */
 static int check_oversub(const struct job_spec *s, char *msg, unsigned len, const char **w)
 {

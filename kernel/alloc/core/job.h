@@ -53,6 +53,12 @@ struct job_spec {
 	uint8_t report_tag; /* the message tag the home sends its report with (the submitter's collector) */
 };
 
+/* An oversubscribed job's limits (its parts run as the kernel's share groups, whose limits these
+ * are: kernel/alloc/submit.c checks that they agree; the simulator refuses what the kernel would). */
+#define JOB_OVERSUB_TASKS_MAX 64
+#define JOB_OVERSUB_CORES_MAX 32
+#define JOB_OVERSUB_PER_CORE 8
+
 /* The cores a job asks the allocator for. */
 static inline uint32_t job_cores(const struct job_spec *s) { return s->cores ? s->cores : s->ntasks; }
 /* Whether its tasks are time-sliced, several on a core. */
