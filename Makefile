@@ -46,7 +46,7 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,--no-warn-rwx-segments
 
 # User programs: separate ELF files linked at USER_BASE against picolibc, embedded in the kernel.
-USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz shmtest shmbench spmd
+USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz shmtest shmbench spmd jobspawn
 USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac -mabi=lp64 -mcmodel=medany -fno-pie -Iuser
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
@@ -269,7 +269,8 @@ help:
 	@echo "  make bench-coll  every collective's algorithms, strict and loose, tuned against fixed, sequences"
 	@echo "                  (128 harts, -icount, virtual clock, about 1.5 hours; --harts 64: 3 minutes)"
 	@echo "                  -> build/bench/coll.json, coll.png"
-	@echo "  make bench-balance share groups of 12 tasks on 8 cores and 20 on 16, pinned / round-robin / speed"
+	@echo "  make bench-balance share groups (spmd) and the stencil as an oversubscribed job, 12 tasks on 8 cores"
+	@echo "                  and 20 on 16, pinned / round-robin / speed"
 	@echo "                  balancing x spin / yield / sleep barriers (virtual clock, ~10 min)"
 	@echo "                  -> build/bench/balance.json, balance.png; scripts/bench-balance --quick"
 	@echo "  make prof CMD='...'  guest instructions of one shell command by kernel function and hart (QEMU"

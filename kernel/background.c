@@ -10,20 +10,24 @@
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/kthread.h"
 #include "kernel/alloc/alloc.h"
+#include "kernel/alloc/user_job.h"
 
 volatile bool background_enabled;
 
 /* A waiting kernel call goes first, so it waits for at most one task's run. A micro-kernel
- * takes one turn of its allocation loop next. The boot hart, which never sits in the idle
- * loop, runs a job's task sent to it (a pico-kernel like any other) while it waits. */
+ * takes one turn of its allocation loop next; any core throws away a job report whose task
+ * has ended (kernel/alloc/user_job.h). The boot hart, which never sits in the idle
+ * loop, runs a job's task sent to it (a pico-kernel like any other) while it waits, but not
+ * while a task of its own waits in a kernel call (`run` on the shell's core): a task started
+ * inside another's call would take over the core's task state. */
 bool background_work(void)
 {
 	if (!background_enabled)
 		return false;
 	if (!hart_call_pending())
 		msg_idle_purge(); /* user messages reaching a core with no task are stale (a task may be on its way) */
-	return master_serve_one() || alloc_step() || dispatcher_run_one(this_cpu()) || kthread_run_one() ||
-	       (this_cpu() == boot_cpu && hart_run_call());
+	return master_serve_one() || alloc_step() || user_job_reap() || dispatcher_run_one(this_cpu()) ||
+	       kthread_run_one() || (this_cpu() == boot_cpu && !this_hart()->utask && hart_run_call());
 }
 
 /* Whether wait_core's condition holds or work was handed to this core: both are due now. */

@@ -12,6 +12,7 @@ const char *kstrerror(int err)
 	case ENXIO: return "no such core";
 	case E2BIG: return "argument list too long";
 	case ENOEXEC: return "not a loadable program";
+	case ECHILD: return "no job outstanding";
 	case EAGAIN: return "nothing ready, try again";
 	case ENOMEM: return "out of memory";
 	case EFAULT: return "bad address";

@@ -12,6 +12,7 @@
 #define ENXIO 6      /* no such core / destination */
 #define E2BIG 7
 #define ENOEXEC 8    /* not a program Mosaic can load */
+#define ECHILD 10    /* job_wait: the task has no job outstanding */
 #define EAGAIN 11    /* nothing to receive right now */
 #define ENOMEM 12
 #define EFAULT 14

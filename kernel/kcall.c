@@ -180,8 +180,9 @@ const struct kcall_desc kcall_table[KC_COUNT] = {
 	[KC_ALLTOALL] = {"alltoall", KCALL_LOCAL, 0},
 	[KC_ALLTOALLV] = {"alltoallv", KCALL_LOCAL, 0},
 	[KC_SCATTER] = {"scatter", KCALL_LOCAL, 0},
-	[KC_JOB_SPAWN] = {"job_spawn", KCALL_MASTER, 0},
-	[KC_JOB_WAIT] = {"job_wait", KCALL_MASTER, 0},
+	/* user tasks only (kernel/utask.c, kernel/alloc/user_job.c): a submission to the domain's micro-kernel */
+	[KC_JOB_SPAWN] = {"job_spawn", KCALL_LOCAL, 0},
+	[KC_JOB_WAIT] = {"job_wait", KCALL_LOCAL, 0},
 	[KC_JOB_SIZE] = {"job_size", KCALL_LOCAL, kc_job_size},
 	[KC_JOB_GROUP] = {"job_group", KCALL_LOCAL, 0},
 	[KC_SHM_OPEN] = {"shm_open", KCALL_LOCAL, 0}, /* user tasks only (kernel/utask.c, kernel/shm.h) */

@@ -32,9 +32,9 @@ enum kcall_nr {
 	KC_ALLTOALLV, KC_SCATTER,
 	/* a collective's first argument is its group handle | how << 8 (kernel/msg/group.h: a
 	 * synchronisation mode, strict (0) or loose, and an algorithm, 0 for the tuned one) */
-	/* jobs (the job allocation protocol): 48..63, reserved */
-	KC_JOB_SPAWN = 48,
-	KC_JOB_WAIT = 49,
+	/* jobs (the job allocation protocol): 48..63 */
+	KC_JOB_SPAWN = 48, /* (program, length, ntasks, cores, arg, place | wait << 8): a handle > 0 */
+	KC_JOB_WAIT = 49,  /* (report out, flags): the report of one of the caller's jobs; its handle */
 	KC_JOB_SIZE = 50,  /* tasks in the caller's job */
 	KC_JOB_GROUP = 51, /* a group handle over the caller's job, in rank order */
 	KC_SHM_OPEN = 52,  /* (name, bytes): the job's shared window of that name, mapped; its address */

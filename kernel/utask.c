@@ -21,6 +21,7 @@
 #include "kernel/vtime.h"
 #include "kernel/shm.h"
 #include "kernel/share.h"
+#include "kernel/alloc/user_job.h"
 
 uint64_t utask_cpu_ms = UTASK_CPU_MS_DEFAULT;
 BOOTARG_U64("task_cpu_ms", utask_cpu_ms, 0, 86400000,
@@ -277,6 +278,7 @@ static void task_run(struct utask *t, struct trap_frame *frame, struct utask_res
 		if (t->req_open[i])
 			msg_cancel(&t->reqs[i]);
 	claim_owner_end(killed); /* its team ends (killed with it), its claimed cores go back */
+	user_job_task_end(); /* the reports of its jobs still running are thrown away as they come */
 	if (t->brk > t->heap_start) {
 		/* give the task's heap back to the master's account for this core */
 		uint64_t back[6] = {(uint64_t)-(int64_t)(t->brk - t->heap_start), t->heap_account};
@@ -491,6 +493,26 @@ static int64_t shm_open(struct utask *t, uint64_t name_va, uint64_t bytes)
 		}
 	t->shm[t->nshm++] = (struct shm_mapping){.pa = pa, .va = va, .pages = pages};
 	return (int64_t)va;
+}
+
+/*
+ * KC_JOB_SPAWN (program, length, ntasks, cores, arg, mode): the name is exactly `length` bytes,
+ * 1..ALLOC_PROGRAM_MAX - 1 with no NUL among them (-EINVAL), all readable (-EFAULT); the rest
+ * is checked by user_job_spawn. The caller's core must be its own: a time-sliced one refuses
+ * the call before (share_call_allowed).
+ */
+static int64_t job_spawn(struct utask *t, const uint64_t *a)
+{
+	if (a[1] == 0 || a[1] >= ALLOC_PROGRAM_MAX)
+		return -EINVAL;
+	if (!user_range(t, a[0], a[1], false))
+		return -EFAULT;
+	char name[ALLOC_PROGRAM_MAX];
+	memcpy(name, (const void *)a[0], a[1]);
+	name[a[1]] = 0;
+	if (strlen(name) != a[1])
+		return -EINVAL;
+	return user_job_spawn(name, a[2], a[3], a[4], a[5]);
 }
 
 static int open_request(struct utask *t)
@@ -806,6 +828,20 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		return kcall((unsigned)nr, a, 0, 0);
 	case KC_SHM_OPEN:
 		return shm_open(t, a[0], a[1]);
+	case KC_JOB_SPAWN:
+		return job_spawn(t, a);
+	case KC_JOB_WAIT: {
+		/* (report out, flags): the buffer is checked before the wait, and written only after */
+		if (a[1] & ~USER_JOB_NOWAIT)
+			return -EINVAL;
+		if (!user_range(t, a[0], sizeof(struct user_job_report), true))
+			return -EFAULT;
+		struct user_job_report rep;
+		int64_t r = user_job_wait(&rep, a[1] & USER_JOB_NOWAIT);
+		if (r > 0)
+			memcpy((void *)a[0], &rep, sizeof rep);
+		return r;
+	}
 	case KC_SHARE_INFO:
 	case KC_SHARE_BARRIER:
 		return share_kcall(nr, a);

@@ -81,8 +81,13 @@ static const char *refused(const struct job_spec *s, char *buf, unsigned len)
 		snprintf(buf, len, "there is no micro-kernel %u (there are %u)", s->home, sw->pw.ndomains);
 	else if (s->ntasks == 0)
 		snprintf(buf, len, "a job needs at least one core");
-	else if (s->ntasks > sw->machine_cores)
-		snprintf(buf, len, "%u cores is more than the machine has (%u)", s->ntasks, sw->machine_cores);
+	else if (job_cores(s) > sw->machine_cores)
+		snprintf(buf, len, "%u cores is more than the machine has (%u)", job_cores(s), sw->machine_cores);
+	else if (job_oversubscribed(s) && (s->ntasks > JOB_OVERSUB_TASKS_MAX || s->cores > JOB_OVERSUB_CORES_MAX ||
+					   s->ntasks > s->cores * JOB_OVERSUB_PER_CORE))
+		snprintf(buf, len, "%u tasks on %u cores: an oversubscribed job runs at most %u tasks on at most %u cores, "
+			 "%u per core", s->ntasks, s->cores, JOB_OVERSUB_TASKS_MAX, JOB_OVERSUB_CORES_MAX,
+			 JOB_OVERSUB_PER_CORE);
 	else if (s->duration_us == 0 || s->duration_us > ALLOC_DURATION_MAX_US)
 		snprintf(buf, len, "a job needs a run time of 1..%u us", ALLOC_DURATION_MAX_US);
 	else

@@ -6,8 +6,9 @@
  *   corners K [RUN_US]      the four corner micro-kernels each submit K micro-kernels' worth (Fig. 5.1)
  *   simul N K [RUN_US]      N micro-kernels, spread out, each submit K micro-kernels' worth (Figs. 5.2, 5.3)
  *   random SEED N [RUN_US]  N jobs of random homes, sizes (1 core to the machine) and times
- *   "T_US HOME NTASKS WHAT;..." a list; WHAT is a run time in us (partial simulation) or
- *                           PROGRAM[:ARG] (real-task mode)
+ *   "T_US HOME NTASKS[/C] WHAT;..." a list; WHAT is a run time in us (partial simulation) or
+ *                           PROGRAM[:ARG] (real-task mode); /C: the NTASKS tasks on C cores (real-task
+ *                           mode only: partial simulation has no oversubscription)
  * Real-task mode: the kernel runs programs until they exit; the simulator runs each
  * task for RUN_US (named scenarios) or --task-us (lists) instead.
  */
@@ -60,16 +61,18 @@ struct gen {
 	const struct sim_opts *o;
 };
 
-static void add(struct gen *g, unsigned home, uint32_t ntasks, uint64_t dur_us, uint64_t at_us, const char *program,
-		uint64_t arg)
+/* Adds a job; its spec, or NULL when the scenario is full. */
+static struct job_spec *add(struct gen *g, unsigned home, uint32_t ntasks, uint64_t dur_us, uint64_t at_us,
+			    const char *program, uint64_t arg)
 {
 	struct sim_scenario *sc = g->sc;
 	if (sc->n >= SIM_MAX_JOBS)
-		return;
+		return 0;
 	struct job_spec *s = &sc->jobs[sc->n].spec;
 	*s = (struct job_spec){.home = (uint16_t)home, .ntasks = ntasks, .arg = arg, .duration_us = dur_us};
 	snprintf(s->program, sizeof s->program, "%s", g->o->partial ? ALLOC_SIM_PROGRAM : program ? program : "compute");
 	sc->jobs[sc->n++].offset_us = at_us;
+	return s;
 }
 
 static uint32_t mks_worth(const struct sim_world *sw, uint64_t k)
@@ -103,13 +106,15 @@ static bool parse_list(struct gen *g, const char *spec, char *err, unsigned errl
 			*end = 0;
 		char *f[5];
 		unsigned nf = split(p, f, 5);
-		uint64_t t, home, n, dur = 0, arg = 0;
-		char *colon = nf == 4 ? strchr(f[3], ':') : 0;
+		uint64_t t, home, n, dur = 0, arg = 0, cores = 0;
+		char *colon = nf == 4 ? strchr(f[3], ':') : 0, *slash = nf == 4 ? strchr(f[2], '/') : 0;
 		if (colon)
 			*colon = 0;
+		if (slash)
+			*slash = 0;
 		if (nf != 4 || !parse_num(f[0], &t) || !parse_num(f[1], &home) || !parse_num(f[2], &n) ||
-		    (colon && !parse_num(colon + 1, &arg))) {
-			snprintf(err, errlen, "job %u: expected 'T_US HOME NTASKS RUN_US|PROGRAM[:ARG]'", g->sc->n + 1);
+		    (colon && !parse_num(colon + 1, &arg)) || (slash && !parse_num(slash + 1, &cores))) {
+			snprintf(err, errlen, "job %u: expected 'T_US HOME NTASKS[/C] RUN_US|PROGRAM[:ARG]'", g->sc->n + 1);
 			goto out;
 		}
 		bool numeric = parse_num(f[3], &dur);
@@ -117,6 +122,15 @@ static bool parse_list(struct gen *g, const char *spec, char *err, unsigned errl
 			snprintf(err, errlen, "job %u: %s", g->sc->n + 1,
 				 g->o->partial ? "partial simulation wants a run time in us"
 					       : "real-task mode wants a program name");
+			goto out;
+		}
+		if (slash && g->o->partial) {
+			snprintf(err, errlen, "job %u: NTASKS/C is for real tasks: partial simulation has no oversubscription",
+				 g->sc->n + 1);
+			goto out;
+		}
+		if (slash && (cores == 0 || cores > n)) {
+			snprintf(err, errlen, "job %u: cores C must be 1..NTASKS (%lu)", g->sc->n + 1, (unsigned long)n);
 			goto out;
 		}
 		if (!numeric && strlen(f[3]) >= ALLOC_PROGRAM_MAX) {
@@ -128,8 +142,10 @@ static bool parse_list(struct gen *g, const char *spec, char *err, unsigned errl
 			snprintf(err, errlen, "job %u: home or time out of range", g->sc->n + 1);
 			goto out;
 		}
-		add(g, (unsigned)home, (uint32_t)(n > 0xffffffff ? 0xffffffff : n), numeric ? dur : g->o->task_us, t, f[3],
-		    arg);
+		struct job_spec *s = add(g, (unsigned)home, (uint32_t)(n > 0xffffffff ? 0xffffffff : n),
+					 numeric ? dur : g->o->task_us, t, f[3], arg);
+		if (s)
+			s->cores = (uint32_t)(cores > 0xffffffff ? 0xffffffff : cores); /* 0: one per task */
 		p = end ? end + 1 : p + strlen(p);
 		if (g->sc->n >= SIM_MAX_JOBS && *p) {
 			snprintf(err, errlen, "more than %u jobs", SIM_MAX_JOBS);

@@ -120,7 +120,7 @@ def test_bad_jobs_are_refused_with_a_reason(boot):
     r = boot(harts=16, bootargs='partial_sim=4 cmd="submit sim 2"')
     assert r.status == 1 and "needs a run time" in r.output, (r.status, r.output[-1500:])
     r = boot(harts=16, bootargs='partial_sim=4 scenario="0 0 two 100"')
-    assert r.status == 2 and "expected 'T_US HOME NTASKS RUN_US|PROGRAM[:ARG]'" in r.output, (r.status, r.output[-1500:])
+    assert r.status == 2 and "expected 'T_US HOME NTASKS[/C] RUN_US|PROGRAM[:ARG]'" in r.output, (r.status, r.output[-1500:])
     r = boot(harts=16, bootargs="partial_sim=4 policy=fifo")
     assert r.status == 2 and "policy: 'fifo' is not a policy (ac or ab)" in r.output, (r.status, r.output[-1500:])
     # that a refusal disturbs nothing (a good job runs right after) is ktest alloc.bad_input_refused

@@ -35,4 +35,24 @@ def test_an_unknown_scenario_name_lists_the_known_ones(boot):
     assert "expected 'T_US HOME NTASKS" not in r.output
     # a spelt-out list still gets the list's own error
     r = boot(harts=16, bootargs='partial_sim=4 scenario="0 0 two 100"')
-    assert r.status == 2 and "expected 'T_US HOME NTASKS RUN_US|PROGRAM[:ARG]'" in r.output, r.output[-1500:]
+    assert r.status == 2 and "expected 'T_US HOME NTASKS[/C] RUN_US|PROGRAM[:ARG]'" in r.output, r.output[-1500:]
+
+
+def test_a_scenario_list_runs_oversubscribed_jobs_and_refuses_bad_cores(boot):
+    """NTASKS/C in a list: a job of NTASKS tasks on C cores (real tasks only), checked as submit's cores."""
+    r = boot(harts=12, bootargs='domains=1 vtime=1 scenario="0 0 6/3 stencil; 0 0 4 ring; 10 0 5/5 compute"',
+             timeout=120)
+    assert r.status == 0, r.output[-3000:]
+    assert re.search(r"^\[core \d+\] stencil: 6 tasks, .* ok$", r.output, re.M), r.output[-3000:]
+    assert re.search(r"SHAREJSON .*\"who\":\"oversub job 1\".*\"ntasks\":6,\"ncores\":3", r.output)
+    assert r.output.count("SHAREJSON") == 1  # 5/5 is one core per task: no oversubscription
+    for spec, why in [("0 0 4/0 stencil", "job 1: cores C must be 1..NTASKS (4)"),
+                      ("0 0 2 ring; 0 0 4/8 stencil", "job 2: cores C must be 1..NTASKS (4)"),
+                      ("0 0 4/x stencil", "job 1: expected 'T_US HOME NTASKS[/C] RUN_US|PROGRAM[:ARG]'"),
+                      ("0 0 65/9 stencil", "65 tasks on 9 cores: an oversubscribed job runs at most 64")]:
+        r = boot(harts=12, bootargs=f'domains=1 scenario="{spec}"')
+        assert r.status == 2 and why in r.output, (spec, r.output[-1500:])
+        assert "ALLOCJOB" not in r.output
+    r = boot(harts=16, bootargs='partial_sim=4 scenario="0 0 8/2 100"')
+    assert r.status == 2, r.output[-1500:]
+    assert "job 1: NTASKS/C is for real tasks: partial simulation has no oversubscription" in r.output

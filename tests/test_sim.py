@@ -145,6 +145,11 @@ BAD = [
     (["--scenario", "0 0 4 compute"], "partial simulation wants a run time"),
     (["--real", "--scenario", "0 0 4 100"], "real-task mode wants a program"),
     (["--scenario", "0 99 4 100"], "no micro-kernel 99"),
+    (["--scenario", "0 0 8/2 100"], "job 1: NTASKS/C is for real tasks: partial simulation has no oversubscription"),
+    (["--real", "--scenario", "0 0 4/0 compute"], "job 1: cores C must be 1..NTASKS (4)"),
+    (["--real", "--scenario", "0 0 2 ring; 0 0 4/8 compute"], "job 2: cores C must be 1..NTASKS (4)"),
+    (["--real", "--scenario", "0 0 4/x compute"], "expected 'T_US HOME NTASKS[/C]"),
+    (["--real", "--scenario", "0 0 65/9 compute"], "65 tasks on 9 cores: an oversubscribed job runs at most 64"),
     (["--scenario", "0 0 100000 100"], "more than the machine"),
     (["--scenario", ""], "unknown scenario"),
     (["--policy", "xy", "--scenario", "fig22"], "unknown policy"),
@@ -172,6 +177,14 @@ def test_bad_input_is_refused(args, why):
     assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
     assert why in r.stderr, r.stderr
     assert r.stdout == ""
+
+
+def test_a_list_with_cores_runs_oversubscribed_jobs_on_fewer_cores():
+    """NTASKS/C (real-task mode): the job holds C cores, as the kernel's allocator gives it."""
+    r, doc = sim_json("--mesh", "6x6", "--real", "--scenario", "0 0 12/4 compute; 0 0 4 ring; 5 1 8/8 stencil")
+    assert r.returncode == 0, r.stdout[-2000:]
+    assert doc["summary"]["violations"] == 0 and [j["ntasks"] for j in doc["jobs"]] == [12, 4, 8], doc
+    assert [sum(n for _, n in j["domain_cores"]) for j in doc["jobs"]] == [4, 4, 8], doc["jobs"]
 
 
 def test_help_documents_every_option():

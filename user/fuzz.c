@@ -175,6 +175,21 @@ static void gen_call(struct draws *d, struct call *c)
 			*v = draw_chance(d, 70) ? 1 + draw_below(d, 2)
 						: PICK(d, 0, 1ULL << 32, (1ULL << 32) + 1, UINT64_MAX, 200, 129, 1ULL << 63);
 			break;
+		case K_NTASKS:
+			*v = draw_chance(d, 70) ? 1 + draw_below(d, 4)
+						: PICK(d, 0, 65, 1000, 1ULL << 32, UINT64_MAX, 36, 64, 128, 40);
+			break;
+		case K_JCORES:
+			*v = draw_chance(d, 60) ? draw_below(d, c->a[2] < 8 ? c->a[2] + 1 : 9)
+						: PICK(d, 0, 1, c->a[2] + 1, UINT64_MAX, 1ULL << 32, 33, 9, 4);
+			break;
+		case K_JMODE:
+			*v = draw_chance(d, 70) ? draw_below(d, 3) | draw_below(d, 3) << 8
+						: PICK(d, 3, 3 << 8, 1 << 16, UINT64_MAX, 0x303, 1ULL << 32);
+			break;
+		case K_JFLAGS:
+			*v = draw_chance(d, 70) ? draw_below(d, 2) : PICK(d, 2, 3, UINT64_MAX, 1ULL << 32, 1ULL << 63);
+			break;
 		case K_SHMSIZE: /* a few sizes, so that a second open of a name often matches the first */
 			*v = draw_chance(d, 75) ? PICK(d, 1, 4096, 8192, 5000)
 						: PICK(d, 0, 256 * 1024 + 1, 1ULL << 32, UINT64_MAX, 256 * 1024);
@@ -210,6 +225,11 @@ static void gen_call(struct draws *d, struct call *c)
 			*p = gen_ptr(d, &s, 3, name_raw, sizeof name_raw);
 			if (p->cls == P_GOOD || p->cls == P_MISALIGNED)
 				gen_name(d, (char *)p->va, p->room);
+			break;
+		case K_PNAME:
+			*p = gen_ptr(d, &s, n, pname_raw, sizeof pname_raw);
+			if (p->cls == P_GOOD || p->cls == P_MISALIGNED)
+				gen_pname(d, (char *)p->va, p->room);
 			break;
 		case K_VEC:
 			*p = gen_ptr(d, &s, sizeof(struct mosaic_alltoallv), vec_raw, sizeof vec_raw);

@@ -227,6 +227,19 @@ static void gen_name(struct draws *d, char *at, uint64_t room)
 	at[2] = 0;
 }
 
+/* job_spawn's name: a program ("hello", "ring"), one that cannot be ("zz..."), or one with a NUL
+ * inside, padded with letters to 16 bytes so that the length decides what the kernel reads. */
+static uint8_t pname_raw[32] __attribute__((aligned(8)));
+static void gen_pname(struct draws *d, char *at, uint64_t room)
+{
+	static const char *const names[] = {"hello", "ring", "zzbad", "he\0lo", "zz"};
+	char buf[16];
+	memset(buf, 'q', sizeof buf);
+	uint64_t k = draw_below(d, sizeof names / sizeof names[0]);
+	memcpy(buf, names[k], k == 3 ? 5 : strlen(names[k]) + (draw_chance(d, 50) ? 1 : 0));
+	memcpy(at, buf, room < sizeof buf ? room : sizeof buf);
+}
+
 /* Fills infect's team with n members; a few get a function that is not the program's. */
 static void gen_team(struct draws *d, uint8_t *at, uint64_t room, uint64_t n)
 {

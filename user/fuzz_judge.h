@@ -212,6 +212,32 @@ static void judge_invade(struct call *c, const struct fuzz_state *s)
 		judge_ptr(c, s, 2, &c->p[2], most, 2, 1, 1, 0);
 }
 
+/* job_spawn, beyond its count (the name's length, 1..15) and the name's pointer: a name that is
+ * certainly no program (a NUL inside, or "zz..."), a count of tasks or cores, or a mode the kernel
+ * refuses (user_job.c, and alloc_submit's limits for the machine and an oversubscribed job). */
+static void judge_spawn(struct call *c, const struct fuzz_state *s)
+{
+	uint64_t len = c->a[1], nt = c->a[2], nc = c->a[3], mode = c->a[5];
+	const struct ptr *p = &c->p[0];
+	if ((p->cls == P_GOOD || p->cls == P_MISALIGNED) && len >= 1 && len <= 15 && len <= p->room) {
+		const char *name = (const char *)p->va;
+		if (memchr(name, 0, len))
+			bad(c, 0, "a NUL inside the name's %lu bytes", len);
+		else if (name[0] == 'z')
+			bad(c, 0, "no program starts with z");
+	}
+	if (nt == 0 || nt > 0xffffffffULL)
+		bad(c, 2, "%lu tasks", nt);
+	if (nc > nt)
+		bad(c, 3, "%lu cores for %lu tasks", nc, nt);
+	if ((mode & ~0xffffULL) || (mode & 0xff) > 2 || (mode >> 8) > 2)
+		bad(c, 5, "no such mode %lx", mode);
+	if ((nc ? nc : nt) > (uint64_t)s->ncores)
+		bad(c, 2, "%lu cores, the machine has %ld", nc ? nc : nt, s->ncores);
+	if (nc && nc < nt && (nt > 64 || nc > 32 || nt > nc * 8))
+		bad(c, 2, "%lu tasks on %lu cores: too many for an oversubscribed job", nt, nc);
+}
+
 /* Judges c (from scratch: the call may have been changed since). */
 static void judge(struct call *c, const struct fuzz_state *s)
 {
@@ -321,6 +347,9 @@ static void judge(struct call *c, const struct fuzz_state *s)
 			if (gk == G_SELF || gk == G_MULTI)
 				judge_vec(c, s, gn);
 			break;
+		case K_PNAME:
+			judge_ptr(c, s, i, &c->p[i], count, 1, 1, 0, 0);
+			break;
 		}
 	}
 	switch (d->nr) {
@@ -349,6 +378,12 @@ static void judge(struct call *c, const struct fuzz_state *s)
 			bad(c, 0, "an empty name");
 		else
 			unsure(c);
+		break;
+	case KC_JOB_SPAWN:
+		judge_spawn(c, s);
+		break;
+	case KC_JOB_WAIT: /* only bad spawns are made: the task never has a job outstanding */
+		bad(c, -1, "the task has no job outstanding");
 		break;
 	case KC_CLAIM: /* it copies min(claim, capacity) cores, and checks just those */
 		judge_ptr(c, s, 0, &c->p[0], c->a[1] < s->claim_n ? c->a[1] : s->claim_n, 2, 1, 1, 1);

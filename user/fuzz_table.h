@@ -33,6 +33,11 @@ enum kind {
 	K_VEC,     /* alltoallv's block of six pointers */
 	K_NAME,    /* shm_open: a pointer to a window's name, written by the fuzzer */
 	K_SHMSIZE, /* shm_open: bytes, 1..256 KiB */
+	K_PNAME,   /* job_spawn: a program name of count (argument .ref) bytes, written by the fuzzer */
+	K_NTASKS,  /* job_spawn: tasks, >= 1 */
+	K_JCORES,  /* job_spawn: cores, 0..ntasks */
+	K_JMODE,   /* job_spawn: placement 0..2 | wait mode 0..2 << 8 */
+	K_JFLAGS,  /* job_wait: 0 or MOSAIC_JOB_NOWAIT */
 };
 
 #define F_OUT 1     /* the kernel writes the buffer */
@@ -108,6 +113,11 @@ static const struct call_desc calls[] = {
 	{KC_JOB_SIZE, "job_size", 0, 0, C_STABLE, 0, {{0}}},
 	{KC_JOB_GROUP, "job_group", 0, 0, 0, 0, {{0}}},
 	{KC_SHM_OPEN, "shm_open", 0, 0, 0, 0, {A(K_NAME), A(K_SHMSIZE)}},
+	/* a good spawn would start a job that outlives the fuzz task: only bad ones are made, so the
+	 * task never has a job outstanding and every job_wait is refused at once */
+	{KC_JOB_SPAWN, "job_spawn", 1, 15, C_BAD_ONLY, 0,
+	 {{K_PNAME, 1, 0, 1}, A(K_COUNT), A(K_NTASKS), A(K_JCORES), A(K_ANY), A(K_JMODE)}},
+	{KC_JOB_WAIT, "job_wait", 0, 0, 0, 0, {{K_STATUS, 0, F_OUT, sizeof(struct mosaic_job_report)}, A(K_JFLAGS)}},
 	{KC_INVADE, "invade", 0, 0, 0, 0, {A(K_NINVADE), A(K_PROPS), BUF(3, 2, F_OUT | F_NULL_OK | F_OWN), A(K_COUNT)}},
 	{KC_RETREAT, "retreat", 1, 128, 0, 0, {{K_CORES, 1, 0, 2}, A(K_COUNT)}},
 	{KC_INFECT, "infect", 0, 128, 0, 0, {{K_TEAM, 1, 0, sizeof(struct mosaic_member)}, A(K_COUNT)}},
@@ -122,7 +132,8 @@ static const struct call_desc calls[] = {
 static inline int call_exists(uint64_t nr)
 {
 	return nr <= KC_KILL || (nr >= KC_SEND && nr <= KC_PROBE) || (nr >= KC_GROUP_INIT && nr <= KC_SCATTER) ||
-	       nr == KC_JOB_SIZE || nr == KC_JOB_GROUP || (nr >= KC_INVADE && nr <= KC_CLAIM);
+	       nr == KC_JOB_SPAWN || nr == KC_JOB_WAIT || nr == KC_JOB_SIZE || nr == KC_JOB_GROUP ||
+	       (nr >= KC_INVADE && nr <= KC_CLAIM);
 }
 
 #endif

@@ -39,6 +39,8 @@
 #define KC_ALLTOALL 39
 #define KC_ALLTOALLV 40
 #define KC_SCATTER 41
+#define KC_JOB_SPAWN 48
+#define KC_JOB_WAIT 49
 #define KC_JOB_SIZE 50
 #define KC_JOB_GROUP 51
 #define KC_SHM_OPEN 52
@@ -63,6 +65,9 @@
 #define MOSAIC_EPERM (-1)
 #define MOSAIC_ESRCH (-3)
 #define MOSAIC_EINTR (-4)
+#define MOSAIC_E2BIG (-7)
+#define MOSAIC_ECHILD (-10)
+#define MOSAIC_EAGAIN (-11)
 #define MOSAIC_ANY (-1)
 
 /* The kernel's struct msg_status (kernel/msg/msg.h). */
@@ -83,6 +88,20 @@ static inline long mosaic_call(long nr, long a0, long a1, long a2, long a3, long
 	register long r4 __asm__("a4") = a4;
 	register long r7 __asm__("a7") = nr;
 	__asm__ volatile("ecall" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r3), "r"(r4), "r"(r7) : "memory");
+	return r0;
+}
+
+/* The same with a sixth argument (job_spawn's mode). */
+static inline long mosaic_call6(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	register long r0 __asm__("a0") = a0;
+	register long r1 __asm__("a1") = a1;
+	register long r2 __asm__("a2") = a2;
+	register long r3 __asm__("a3") = a3;
+	register long r4 __asm__("a4") = a4;
+	register long r5 __asm__("a5") = a5;
+	register long r7 __asm__("a7") = nr;
+	__asm__ volatile("ecall" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r3), "r"(r4), "r"(r5), "r"(r7) : "memory");
 	return r0;
 }
 
@@ -239,6 +258,44 @@ static inline long mosaic_job_group(void) { return mosaic_call(KC_JOB_GROUP, 0, 
 static inline long mosaic_shm_open(const char *name, size_t bytes)
 {
 	return mosaic_call(KC_SHM_OPEN, (long)name, (long)bytes, 0, 0, 0);
+}
+
+/*
+ * Submitting jobs (docs/microkernel.md, "Jobs from a task"). mosaic_job_spawn submits
+ * `program` as ntasks tasks on `cores` cores (0: one per task; fewer: time-sliced, placed
+ * and waiting by place and wait, as `submit ... cores C` does) at this task's own domain's
+ * micro-kernel: a handle > 0, or MOSAIC_EINVAL (bad name, ntasks 0, cores > ntasks, an unknown
+ * placement or wait mode), MOSAIC_EFAULT, MOSAIC_E2BIG (more tasks or cores than the machine
+ * or an oversubscribed job can have), MOSAIC_ENOENT (no such program), MOSAIC_ENOSPC (no
+ * message endpoints left), MOSAIC_EBUSY (4 jobs on their way to this core already),
+ * MOSAIC_ENOTSUP (a task time-sliced with others). mosaic_job_wait takes the report of one
+ * of this task's jobs when it has ended: its handle, MOSAIC_ECHILD (none outstanding),
+ * MOSAIC_EAGAIN (MOSAIC_JOB_NOWAIT and none has ended), MOSAIC_EFAULT, MOSAIC_EINVAL (flags).
+ * A job outlives the task that spawned it; its report is then thrown away.
+ */
+#define MOSAIC_PLACE_PINNED 0
+#define MOSAIC_PLACE_RR 1
+#define MOSAIC_PLACE_SPEED 2
+#define MOSAIC_WAIT_SPIN 0
+#define MOSAIC_WAIT_YIELD 1
+#define MOSAIC_WAIT_SLEEP 2
+#define MOSAIC_JOB_NOWAIT 1
+/* The kernel's struct user_job_report (kernel/alloc/user_job.h). */
+struct mosaic_job_report {
+	int32_t handle;       /* what mosaic_job_spawn returned */
+	uint32_t job;         /* the allocator's job id */
+	uint16_t home, status; /* status: 0 every task exited with 0, 1 some task failed */
+	uint32_t ntasks, failed_tasks;
+	int32_t exit_code;    /* the first non-zero exit code of a task (0 if none) */
+	uint32_t nparts;      /* micro-kernels whose cores it ran on */
+	uint64_t t_submit_ns, t_alloc_ns, t_start_ns, t_end_ns;
+	uint64_t cores[2];    /* the cores it held, a mask */
+};
+/* In user/runtime.c: passes the name's length (strlen) to the kernel. */
+long mosaic_job_spawn(const char *program, unsigned long ntasks, unsigned long cores, long arg, int place, int wait);
+static inline long mosaic_job_wait(struct mosaic_job_report *r, unsigned flags)
+{
+	return mosaic_call(KC_JOB_WAIT, (long)r, (long)flags, 0, 0, 0);
 }
 
 /* Every program defines this; its result is the exit code. */

@@ -4,8 +4,10 @@
  * another's; sbrk grows the heap through KC_HEAP_GROW. The line is thread-local:
  * a team member that runs as an i-let shares its owner's memory, but every task
  * has its own thread-local block (the kernel points tp at it, kernel/utask.c).
+ * Calls that need more than a register's worth of work on the user side live here too.
  */
 #include <stdio.h>
+#include <string.h>
 #include <errno.h>
 #include "mosaic.h"
 
@@ -55,4 +57,11 @@ void _exit(int code)
 {
 	flush_line(stdout);
 	mosaic_exit(code);
+}
+
+/* KC_JOB_SPAWN takes the name with its length: the kernel reads exactly those bytes. */
+long mosaic_job_spawn(const char *program, unsigned long ntasks, unsigned long cores, long arg, int place, int wait)
+{
+	return mosaic_call6(KC_JOB_SPAWN, (long)program, (long)strlen(program), (long)ntasks, (long)cores, arg,
+			    (long)(place | wait << 8));
 }

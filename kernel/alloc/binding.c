@@ -173,7 +173,7 @@ void penv_report(struct mk *m, const struct home_job *j)
 	if (job_oversubscribed(&j->spec))
 		noc_ep_release(j->spec.ep_first, j->spec.ntasks); /* every task of it has ended */
 	struct msg_request req;
-	int e = msg_isend_typed(MSG_TYPE_ALLOC_REPORT, j->submitter, 0, &r, sizeof r, false, &req);
+	int e = msg_isend_typed(MSG_TYPE_ALLOC_REPORT, j->submitter, j->spec.report_tag, &r, sizeof r, false, &req);
 	if (!e)
 		e = msg_wait(&req, 0);
 	ASSERT(e == 0);
@@ -184,7 +184,7 @@ void penv_ping_done(struct mk *m, int requester, uint64_t ns, uint32_t reached)
 	(void)m;
 	struct ping_result r = {ns, reached, 0};
 	struct msg_request req;
-	int e = msg_isend_typed(MSG_TYPE_ALLOC_REPORT, requester, 1, &r, sizeof r, false, &req);
+	int e = msg_isend_typed(MSG_TYPE_ALLOC_REPORT, requester, ALLOC_REPORT_PING, &r, sizeof r, false, &req);
 	if (!e)
 		msg_wait(&req, 0);
 }

@@ -40,10 +40,18 @@ unsigned sequencer_dom(void);
 void alloc_world_init(void);
 
 /* ---- submit.c ---- */
+/* The tags of report-class messages: which collector on the receiving core takes them. */
+enum { ALLOC_REPORT_JOB = 0,  /* a job's report for the kernel's collector (alloc_collect) */
+       ALLOC_REPORT_PING = 1, /* a PING wave's result */
+       ALLOC_REPORT_USER = 2, /* a job's report for a user task's job_wait (user_job.c) */
+};
 /* Waits (doing background work) until a report-class message with this tag is visible;
- * false when the deadline (this core's clock, ns, 0: none) passed first. Tag 0: job reports,
- * 1: PING results. */
+ * false when the deadline (this core's clock, ns, 0: none) passed first. */
 bool alloc_wait_report(int tag, uint64_t deadline_ns);
+/* Whether a report-class message with this tag is visible at this core now. */
+bool alloc_report_visible(int tag);
+/* Takes the first visible report with this tag: 0, -EAGAIN if none is visible. */
+int alloc_take_report(int tag, struct job_report *r);
 /* The result of a PING wave, sent by its origin to the core that asked for it. */
 struct ping_result {
 	uint64_t ns;

@@ -75,7 +75,7 @@ static void unknown_scenario(const char *spec, char *err, unsigned errlen)
 	for (int i = 0; i < SC_NAMES && len > 0 && (unsigned)len < errlen; i++)
 		len += snprintf(err + len, errlen - (unsigned)len, "%s%s", i ? ", " : "", scenario_names[i]);
 	if (len > 0 && (unsigned)len < errlen)
-		snprintf(err + len, errlen - (unsigned)len, "; or a list 'T_US HOME NTASKS WHAT;...')");
+		snprintf(err + len, errlen - (unsigned)len, "; or a list 'T_US HOME NTASKS[/C] WHAT;...')");
 }
 
 static uint32_t lcg(uint64_t *s)
@@ -90,11 +90,12 @@ static unsigned corner(unsigned i)
 	return y * layout.dx + x;
 }
 
-static void add(struct scenario *sc, unsigned home, uint32_t ntasks, uint64_t dur_us, uint64_t at_us,
-		const char *program, uint64_t arg)
+/* Adds a job; its spec, or NULL when the scenario is full. */
+static struct job_spec *add(struct scenario *sc, unsigned home, uint32_t ntasks, uint64_t dur_us, uint64_t at_us,
+			    const char *program, uint64_t arg)
 {
 	if (sc->n >= SCENARIO_MAX_JOBS)
-		return;
+		return 0;
 	struct job_spec *s = &sc->jobs[sc->n];
 	*s = (struct job_spec){.home = (uint16_t)home, .ntasks = ntasks, .arg = arg};
 	if (layout.partial) {
@@ -104,6 +105,7 @@ static void add(struct scenario *sc, unsigned home, uint32_t ntasks, uint64_t du
 		strlcpy(s->program, program ? program : "compute", sizeof s->program);
 	}
 	sc->offset_us[sc->n++] = at_us;
+	return s;
 }
 
 /* "K" micro-kernels' worth of cores: K times the average domain, at most the machine. */
@@ -113,7 +115,9 @@ static uint32_t mks_worth(uint64_t k)
 	return n > alloc_machine_cores() ? alloc_machine_cores() : n ? (uint32_t)n : 1;
 }
 
-/* Parses "T HOME NTASKS WHAT; ..." (WHAT: run time in us, or PROGRAM[:ARG]). */
+/* Parses "T HOME NTASKS[/C] WHAT; ..." (WHAT: run time in us, or PROGRAM[:ARG]; /C: the job's
+ * NTASKS tasks on only C cores, an oversubscribed job, real-task mode only). The simulator's
+ * sim/scenario.c parses the same syntax with the same refusals. */
 static bool parse_list(struct scenario *sc, const char *spec, char *err, unsigned errlen)
 {
 	char buf[BOOTARG_STR_MAX];
@@ -134,13 +138,15 @@ static bool parse_list(struct scenario *sc, const char *spec, char *err, unsigne
 			while (*q && *q != ' ')
 				q++;
 		}
-		uint64_t t, home, n, dur = 0, arg = 0;
-		char *colon = nf == 4 ? strchr(f[3], ':') : 0;
+		uint64_t t, home, n, dur = 0, arg = 0, cores = 0;
+		char *colon = nf == 4 ? strchr(f[3], ':') : 0, *slash = nf == 4 ? strchr(f[2], '/') : 0;
 		if (colon)
 			*colon = 0;
+		if (slash)
+			*slash = 0;
 		if (nf != 4 || !parse_u64(f[0], &t) || !parse_u64(f[1], &home) || !parse_u64(f[2], &n) ||
-		    (colon && !parse_u64(colon + 1, &arg))) {
-			snprintf(err, errlen, "job %u: expected 'T_US HOME NTASKS RUN_US|PROGRAM[:ARG]'", sc->n + 1);
+		    (colon && !parse_u64(colon + 1, &arg)) || (slash && !parse_u64(slash + 1, &cores))) {
+			snprintf(err, errlen, "job %u: expected 'T_US HOME NTASKS[/C] RUN_US|PROGRAM[:ARG]'", sc->n + 1);
 			return false;
 		}
 		bool numeric = parse_u64(f[3], &dur);
@@ -150,7 +156,18 @@ static bool parse_list(struct scenario *sc, const char *spec, char *err, unsigne
 						: "real-task mode wants a program name");
 			return false;
 		}
-		add(sc, (unsigned)home, (uint32_t)(n > 0xffffffff ? 0xffffffff : n), dur, t, f[3], arg);
+		if (slash && layout.partial) {
+			snprintf(err, errlen, "job %u: NTASKS/C is for real tasks: partial simulation has no oversubscription",
+				 sc->n + 1);
+			return false;
+		}
+		if (slash && (cores == 0 || cores > n)) {
+			snprintf(err, errlen, "job %u: cores C must be 1..NTASKS (%lu)", sc->n + 1, n);
+			return false;
+		}
+		struct job_spec *s = add(sc, (unsigned)home, (uint32_t)(n > 0xffffffff ? 0xffffffff : n), dur, t, f[3], arg);
+		if (s)
+			s->cores = (uint32_t)(cores > 0xffffffff ? 0xffffffff : cores); /* 0: one per task; clamped as n is */
 		p = end ? end + 1 : p + strlen(p);
 		if (sc->n >= SCENARIO_MAX_JOBS && *p) {
 			snprintf(err, errlen, "more than %u jobs", SCENARIO_MAX_JOBS);
@@ -319,8 +336,9 @@ int alloc_scenario(int argc, char **argv, unsigned reps, bool json, bool table, 
 	return status;
 }
 
-SHELL_CMD(scenario, "scenario NAME|\"T HOME N WHAT;...\" [ARGS] [repeat R] [timeout S] [quiet]",
-	  "run a job scenario and wait for it: fig22 [US], corners K [US], simul N K [US], random SEED N [US], or a list")
+SHELL_CMD(scenario, "scenario NAME|\"T HOME N[/C] WHAT;...\" [ARGS] [repeat R] [timeout S] [quiet]",
+	  "run a job scenario and wait for it: fig22 [US], corners K [US], simul N K [US], random SEED N [US], or a list "
+	  "(N/C: N tasks on C cores, real tasks only)")
 {
 	uint64_t reps = 1, timeout = 60;
 	bool quiet = false;
@@ -388,13 +406,13 @@ SHELL_CMD(propbench, "propbench W H [reps R]",
 		struct alloc_hdr hd = {.kind = AK_PING, .flags = AF_DIRECT, .from = (uint16_t)this_cpu(),
 				       .rx1 = (uint8_t)w, .ry1 = (uint8_t)h};
 		mk_send_core(0, domain_master(0), &hd, sizeof hd);
-		if (!alloc_wait_report(1, vtime_now_ns() + 10000000000ULL)) {
+		if (!alloc_wait_report(ALLOC_REPORT_PING, vtime_now_ns() + 10000000000ULL)) {
 			kprintf("propbench: no answer within 10 s\n");
 			return 1;
 		}
 		struct ping_result res;
 		struct msg_request req;
-		int e = msg_irecv_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, 1, &res, sizeof res, &req);
+		int e = msg_irecv_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, ALLOC_REPORT_PING, &res, sizeof res, &req);
 		if (!e)
 			e = msg_wait(&req, 0);
 		if (e)

@@ -56,6 +56,10 @@ static uint32_t outstanding[MOSAIC_MAX_HARTS]; /* per submitting core, its own *
 
 unsigned alloc_outstanding(void) { return outstanding[this_cpu()]; }
 
+_Static_assert(JOB_OVERSUB_TASKS_MAX == SHARE_TASKS_MAX && JOB_OVERSUB_CORES_MAX == SHARE_CORES_MAX &&
+		       JOB_OVERSUB_PER_CORE == SHARE_MAX,
+	       "an oversubscribed job's parts are share groups: the limits must agree");
+
 /* The checks of an oversubscribed job (cores C < ntasks); 0 or an error with *w set. */
 static int check_oversub(const struct job_spec *s, char *msg, unsigned len, const char **w)
 {
@@ -131,21 +135,33 @@ int alloc_submit(const struct job_spec *spec, const char **why)
 	struct alloc_hdr *h = (struct alloc_hdr *)buf;
 	*h = (struct alloc_hdr){.kind = AK_SUBMIT, .from = (uint16_t)this_cpu(), .home = s->home};
 	memcpy(h + 1, s, sizeof *s);
-	outstanding[this_cpu()]++;
+	if (s->report_tag == ALLOC_REPORT_JOB)
+		outstanding[this_cpu()]++; /* a user task's jobs are counted by kernel/alloc/user_job.c */
 	mk_send_core(0, domain_master(s->home), h, sizeof buf);
 	return 0;
 }
 
-static bool report_visible(void *arg)
+bool alloc_report_visible(int tag)
 {
 	struct msg_status st;
-	return msg_probe_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, (int)(uint64_t)arg, false, &st) == 0;
+	return msg_probe_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, tag, false, &st) == 0;
 }
+
+static bool report_visible(void *arg) { return alloc_report_visible((int)(uint64_t)arg); }
 
 /* core_wait_until also wakes at the delivery time of a report still in flight (background.c) */
 bool alloc_wait_report(int tag, uint64_t deadline_ns)
 {
 	return core_wait_until_ns(report_visible, (void *)(uint64_t)tag, deadline_ns);
+}
+
+int alloc_take_report(int tag, struct job_report *r)
+{
+	if (!alloc_report_visible(tag))
+		return -EAGAIN;
+	struct msg_request req;
+	int e = msg_irecv_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, tag, r, sizeof *r, &req);
+	return e ? e : msg_wait(&req, 0);
 }
 
 int alloc_collect(struct job_report *r, bool block, uint64_t timeout_us)
@@ -155,14 +171,9 @@ int alloc_collect(struct job_report *r, bool block, uint64_t timeout_us)
 
 int alloc_collect_by(struct job_report *r, bool block, uint64_t deadline_ns)
 {
-	if (block && !alloc_wait_report(0, deadline_ns))
+	if (block && !alloc_wait_report(ALLOC_REPORT_JOB, deadline_ns))
 		return -EAGAIN;
-	if (!report_visible(0))
-		return -EAGAIN;
-	struct msg_request req;
-	int e = msg_irecv_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, 0, r, sizeof *r, &req);
-	if (!e)
-		e = msg_wait(&req, 0);
+	int e = alloc_take_report(ALLOC_REPORT_JOB, r);
 	if (e)
 		return e;
 	if (outstanding[this_cpu()])

@@ -39,7 +39,7 @@ KTEST(kcall, local_calls_and_unknown_numbers)
 	KT_ASSERT_EQ(kcall(KC_COUNT, a, 0, 0), -ENOSYS);
 	KT_ASSERT_EQ(kcall(1000000, a, 0, 0), -ENOSYS);
 	KT_ASSERT_EQ(kcall(12, a, 0, 0), -ENOSYS);           /* a gap in the table */
-	KT_ASSERT_EQ(kcall(KC_JOB_SPAWN, a, 0, 0), -ENOSYS); /* reserved for the job allocation */
+	KT_ASSERT_EQ(kcall(KC_JOB_SPAWN, a, 0, 0), -ENOSYS); /* user tasks only: no kernel handler */
 	a[0] = 1ULL << 40;
 	KT_ASSERT_EQ(kcall(KC_SLEEP_US, a, 0, 0), -EINVAL);
 }

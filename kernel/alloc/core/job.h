@@ -50,7 +50,14 @@ struct job_spec {
 	uint64_t t_submit_ns; /* submission time (guest ns); 0: when the home receives it */
 	uint32_t tag;       /* the submitter's own label, returned in the report */
 	uint32_t cpu_ms;    /* real-task mode: each task's CPU-time limit, ms (0: the boot default) */
+	uint8_t report_tag; /* the message tag the home sends its report with (the submitter's collector) */
 };
+
+/* An oversubscribed job's limits (its parts run as the kernel's share groups, whose limits these
+ * are: kernel/alloc/submit.c checks that they agree; the simulator refuses what the kernel would). */
+#define JOB_OVERSUB_TASKS_MAX 64
+#define JOB_OVERSUB_CORES_MAX 32
+#define JOB_OVERSUB_PER_CORE 8
 
 /* The cores a job asks the allocator for. */
 static inline uint32_t job_cores(const struct job_spec *s) { return s->cores ? s->cores : s->ntasks; }
