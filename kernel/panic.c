@@ -111,8 +111,10 @@ static void panic_finish(void)
 	unsigned stopped = 0, others = 0;
 	if (hart_count > 1) {
 		ipi_broadcast(IPI_STOP);
-		/* give them a moment (100 ms of guest time) to park, then count */
-		uint64_t until = read_time() + plat.timebase_hz / 10;
+		/* give them a moment to park, then count: up to 1 s of machine time, which the wait
+		 * uses only when a hart is slow to come (100 ms was too short on a loaded host, where
+		 * QEMU's one TCG thread may not run a stopping hart for that long) */
+		uint64_t until = read_time() + plat.timebase_hz;
 		for (;;) {
 			stopped = others = 0;
 			for (unsigned cpu = 0; cpu < hart_count; cpu++) {
