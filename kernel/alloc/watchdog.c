@@ -60,6 +60,8 @@ void alloc_diagnose(const char *why)
 	kprintf("alloc: %u micro-kernels idle (no job, request or running part)\n", idle);
 	if (alloc_trace_recorded())
 		alloc_trace_print_tail(TRACE_TAIL_EVENTS);
+	if (vtime_active)
+		vtime_dump(); /* a run stuck under virtual time: every core's clock, state and bound */
 	kprintf("alloc: DIAGNOSIS END\n");
 }
 
