@@ -441,6 +441,15 @@ static void stall_report(unsigned me, uint64_t target)
 	kprintf("vtime: core %u has waited %u looks to move its clock to %lu ns; the clocks:\n", me,
 		VTIME_STALL_POLLS, target);
 	vtime_dump();
+	/* what each waiting core waits for: the start of its wait, what it jumped to, its own next
+	 * event and what others handed it, and the core that blocked its last look */
+	kprintf("core      wait_start       jumped_to        own_next      noted_next  blocker\n");
+	for (unsigned c = 0; c < hart_count; c++) {
+		const struct vtime_core *v = &vt[c];
+		if (v->waiting)
+			kprintf("%4u  %14lu  %14lu  %14ld  %14ld  %7d\n", c, v->wait_start, v->jumped_to, /* -1: none */
+				(long)v->own_next, (long)v->noted_next, v->blocker < hart_count ? (int)v->blocker : -1);
+	}
 }
 
 /*
