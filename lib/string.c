@@ -111,35 +111,6 @@ size_t strlcpy(char *dst, const char *src, size_t size)
 	return len;
 }
 
-bool parse_u64_n(const char *s, size_t len, uint64_t *out)
-{
-	uint64_t v = 0, base = 10;
-	size_t i = 0;
-	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	}
-	if (i == len)
-		return false;
-	for (; i < len; i++) {
-		char c = s[i];
-		uint64_t d;
-		if (c >= '0' && c <= '9')
-			d = (uint64_t)(c - '0');
-		else if (base == 16 && c >= 'a' && c <= 'f')
-			d = (uint64_t)(c - 'a' + 10);
-		else if (base == 16 && c >= 'A' && c <= 'F')
-			d = (uint64_t)(c - 'A' + 10);
-		else
-			return false;
-		if (v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
-}
-
 bool parse_u64(const char *s, uint64_t *out)
 {
 	return parse_u64_n(s, strlen(s), out);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include "lib/parse.h" /* parse_u64_n, for a counted (not NUL-terminated) string */
 
 void *memset(void *dst, int c, size_t n);
 void *memcpy(void *dst, const void *src, size_t n);
@@ -20,7 +21,5 @@ size_t strlcpy(char *dst, const char *src, size_t size);
 
 /* Parses a whole decimal or 0x-hex number; false on empty input, junk or overflow. */
 bool parse_u64(const char *s, uint64_t *out);
-/* Same, for a counted (not NUL-terminated) string. */
-bool parse_u64_n(const char *s, size_t len, uint64_t *out);
 
 #endif

@@ -101,7 +101,7 @@ int run_jobs(char *err, unsigned errlen)
 	uint64_t base = 1000000 + 20000ULL * sc->n; /* as the kernel's run_once */
 	for (unsigned i = 0; i < sc->n; i++) {
 		char why[120];
-		const char *w = refused(&sc->jobs[i].spec, why, sizeof why);
+		const char *w = refused(&sc->jobs[i], why, sizeof why);
 		if (w) {
 			snprintf(err, errlen, "job %u refused: %s", i, w);
 			return 2;
@@ -118,8 +118,8 @@ int run_jobs(char *err, unsigned errlen)
 		}
 	}
 	for (unsigned i = 0; i < sc->n; i++) {
-		struct job_spec s = sc->jobs[i].spec;
-		s.t_submit_ns = base + sc->jobs[i].offset_us * 1000;
+		struct job_spec s = sc->jobs[i];
+		s.t_submit_ns = base + sc->offset_us[i] * 1000;
 		s.tag = i;
 		S.jobs[i].spec = s;
 		S.jobs[i].submitted = true;

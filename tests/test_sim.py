@@ -152,6 +152,8 @@ BAD = [
     (["--real", "--scenario", "0 0 65/9 compute"], "65 tasks on 9 cores: an oversubscribed job runs at most 64"),
     (["--scenario", "0 0 100000 100"], "more than the machine"),
     (["--scenario", ""], "unknown scenario"),
+    # a list's first word is a time of fewer than 24 characters, as in the kernel (scenario_gen.c)
+    (["--scenario", "000000000000000000001000 0 4 100"], "unknown scenario '00000000000000000000100'"),
     (["--policy", "xy", "--scenario", "fig22"], "unknown policy"),
     (["--scheme", "gossip", "--scenario", "fig22"], "unknown scheme"),
     (["--partial", "4", "--real", "--scenario", "fig22"], "contradict"),
