@@ -7,6 +7,7 @@
  * measure propagation (propbench) and mark a grid link failed (linkfail).
  */
 #include "kernel/alloc/proto.h"
+#include "kernel/alloc/core/scenario_gen.h"
 #include "kernel/bootargs.h"
 #include "kernel/console.h"
 #include "kernel/domain.h"
@@ -30,217 +31,29 @@ struct scenario {
 	unsigned n;
 	struct job_spec jobs[SCENARIO_MAX_JOBS];
 	uint64_t offset_us[SCENARIO_MAX_JOBS];
+	uint32_t domain_cores[MOSAIC_MAX_HARTS];
 };
 
 static const char *const real_programs[] = {"compute", "ring", "stencil", "isort"};
 
-/* The scenarios built by name, and how many numbers each needs before its optional run time. */
-enum { SC_FIG22, SC_CORNERS, SC_SIMUL, SC_RANDOM, SC_NAMES };
-static const char *const scenario_names[SC_NAMES] = {"fig22", "corners", "simul", "random"};
-static const unsigned scenario_nargs[SC_NAMES] = {0, 1, 2, 2};
-
-static int scenario_by_name(const char *name)
+/* The jobs of spec on this machine (kernel/alloc/core/scenario_gen.c generates them, the
+ * simulator's too); false and the refusal in err. */
+static bool generate(struct scenario *sc, const char *spec, char *err, unsigned errlen)
 {
-	for (int i = 0; i < SC_NAMES; i++)
-		if (!strcmp(name, scenario_names[i]))
-			return i;
-	return -1;
-}
-
-static unsigned first_word_len(const char *spec)
-{
-	unsigned n = 0;
-	while (spec[n] && spec[n] != ' ' && spec[n] != ';')
-		n++;
-	return n;
-}
-
-/* A spelt-out list starts with a number (its first job's time); anything else was meant as a name. */
-static bool looks_like_list(const char *spec)
-{
-	char first[24];
-	unsigned n = first_word_len(spec);
-	if (n == 0 || n >= sizeof first)
-		return false;
-	memcpy(first, spec, n);
-	first[n] = 0;
-	uint64_t t;
-	return parse_u64(first, &t);
-}
-
-static void unknown_scenario(const char *spec, char *err, unsigned errlen)
-{
-	unsigned word = first_word_len(spec);
-	int len = snprintf(err, errlen, "unknown scenario '%.*s' (known: ", word > 24 ? 24 : (int)word, spec);
-	for (int i = 0; i < SC_NAMES && len > 0 && (unsigned)len < errlen; i++)
-		len += snprintf(err + len, errlen - (unsigned)len, "%s%s", i ? ", " : "", scenario_names[i]);
-	if (len > 0 && (unsigned)len < errlen)
-		snprintf(err + len, errlen - (unsigned)len, "; or a list 'T_US HOME NTASKS[/C] WHAT;...')");
-}
-
-static uint32_t lcg(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (uint32_t)(*s >> 33);
-}
-
-static unsigned corner(unsigned i)
-{
-	unsigned x = (i & 1) ? layout.dx - 1 : 0, y = (i & 2) ? layout.dy - 1 : 0;
-	return y * layout.dx + x;
-}
-
-/* Adds a job; its spec, or NULL when the scenario is full. */
-static struct job_spec *add(struct scenario *sc, unsigned home, uint32_t ntasks, uint64_t dur_us, uint64_t at_us,
-			    const char *program, uint64_t arg)
-{
-	if (sc->n >= SCENARIO_MAX_JOBS)
-		return 0;
-	struct job_spec *s = &sc->jobs[sc->n];
-	*s = (struct job_spec){.home = (uint16_t)home, .ntasks = ntasks, .arg = arg};
-	if (layout.partial) {
-		strlcpy(s->program, ALLOC_SIM_PROGRAM, sizeof s->program);
-		s->duration_us = dur_us;
-	} else {
-		strlcpy(s->program, program ? program : "compute", sizeof s->program);
-	}
-	sc->offset_us[sc->n++] = at_us;
-	return s;
-}
-
-/* "K" micro-kernels' worth of cores: K times the average domain, at most the machine. */
-static uint32_t mks_worth(uint64_t k)
-{
-	uint64_t n = k * alloc_machine_cores() / layout.ndomains;
-	return n > alloc_machine_cores() ? alloc_machine_cores() : n ? (uint32_t)n : 1;
-}
-
-/* Parses "T HOME NTASKS[/C] WHAT; ..." (WHAT: run time in us, or PROGRAM[:ARG]; /C: the job's
- * NTASKS tasks on only C cores, an oversubscribed job, real-task mode only). The simulator's
- * sim/scenario.c parses the same syntax with the same refusals. */
-static bool parse_list(struct scenario *sc, const char *spec, char *err, unsigned errlen)
-{
-	char buf[BOOTARG_STR_MAX];
-	strlcpy(buf, spec, sizeof buf);
-	char *p = buf;
-	while (*p) {
-		char *end = strchr(p, ';');
-		if (end)
-			*end = 0;
-		char *f[5];
-		unsigned nf = 0;
-		for (char *q = p; *q && nf < 5;) {
-			while (*q == ' ')
-				*q++ = 0;
-			if (!*q)
-				break;
-			f[nf++] = q;
-			while (*q && *q != ' ')
-				q++;
-		}
-		uint64_t t, home, n, dur = 0, arg = 0, cores = 0;
-		char *colon = nf == 4 ? strchr(f[3], ':') : 0, *slash = nf == 4 ? strchr(f[2], '/') : 0;
-		if (colon)
-			*colon = 0;
-		if (slash)
-			*slash = 0;
-		if (nf != 4 || !parse_u64(f[0], &t) || !parse_u64(f[1], &home) || !parse_u64(f[2], &n) ||
-		    (colon && !parse_u64(colon + 1, &arg)) || (slash && !parse_u64(slash + 1, &cores))) {
-			snprintf(err, errlen, "job %u: expected 'T_US HOME NTASKS[/C] RUN_US|PROGRAM[:ARG]'", sc->n + 1);
-			return false;
-		}
-		bool numeric = parse_u64(f[3], &dur);
-		if (layout.partial != numeric) {
-			snprintf(err, errlen, "job %u: %s", sc->n + 1,
-				 layout.partial ? "partial simulation wants a run time in us"
-						: "real-task mode wants a program name");
-			return false;
-		}
-		if (slash && layout.partial) {
-			snprintf(err, errlen, "job %u: NTASKS/C is for real tasks: partial simulation has no oversubscription",
-				 sc->n + 1);
-			return false;
-		}
-		if (slash && (cores == 0 || cores > n)) {
-			snprintf(err, errlen, "job %u: cores C must be 1..NTASKS (%lu)", sc->n + 1, n);
-			return false;
-		}
-		struct job_spec *s = add(sc, (unsigned)home, (uint32_t)(n > 0xffffffff ? 0xffffffff : n), dur, t, f[3], arg);
-		if (s)
-			s->cores = (uint32_t)(cores > 0xffffffff ? 0xffffffff : cores); /* 0: one per task; clamped as n is */
-		p = end ? end + 1 : p + strlen(p);
-		if (sc->n >= SCENARIO_MAX_JOBS && *p) {
-			snprintf(err, errlen, "more than %u jobs", SCENARIO_MAX_JOBS);
-			return false;
-		}
-	}
-	if (!sc->n) {
-		snprintf(err, errlen, "no jobs");
-		return false;
-	}
-	return true;
-}
-
-/*
- * Built by name for the current mesh (argv: the words after the name):
- *   fig22 [RUN_US]          two domains submit jobs of 12 and 16 cores at once (thesis Fig. 2.2)
- *   corners K [RUN_US]      the four corner micro-kernels each submit a job of K micro-kernels' worth (Fig. 5.1)
- *   simul N K [RUN_US]      N micro-kernels, spread out, each submit a job of K micro-kernels' worth (Fig. 5.2, 5.3)
- *   random SEED N [RUN_US]  N jobs of random homes, sizes (1 core to the machine) and times
- * Real-task mode runs `compute` (random: all four real programs) instead of a timer.
- */
-static bool generate(struct scenario *sc, int argc, char **argv, char *err, unsigned errlen)
-{
-	uint64_t a = 0, b = 0, run = 1000;
-	const char *name = argv[0];
-	strlcpy(sc->name, name, sizeof sc->name);
-	int which = scenario_by_name(name);
-	if (which < 0 && !looks_like_list(name)) {
-		unknown_scenario(name, err, errlen);
-		return false;
-	}
-	if (which < 0)
-		return parse_list(sc, name, err, errlen) && (strlcpy(sc->name, "list", sizeof sc->name), true);
-	int want = (int)scenario_nargs[which];
-	if (argc < 1 + want || argc > 2 + want || (want >= 1 && !parse_u64(argv[1], &a)) ||
-	    (want >= 2 && !parse_u64(argv[2], &b)) || (argc == 2 + want && !parse_u64(argv[1 + want], &run))) {
-		snprintf(err, errlen, "usage: fig22 [RUN_US] | corners K [RUN_US] | simul N K [RUN_US] | random SEED N [RUN_US]");
-		return false;
-	}
-	if (which == SC_FIG22) {
-		if (layout.ndomains < 2) {
-			snprintf(err, errlen, "fig22 needs two domains");
-			return false;
-		}
-		add(sc, 0, 12, run, 0, 0, 0);
-		add(sc, 1, 16, run, 0, 0, 0);
-	} else if (which == SC_CORNERS) {
-		for (unsigned i = 0; i < 4; i++)
-			add(sc, corner(i), mks_worth(a), run, 0, 0, 0);
-	} else if (which == SC_SIMUL) {
-		if (a == 0 || a > layout.ndomains) {
-			snprintf(err, errlen, "simul: N must be 1..%u (one job per micro-kernel)", layout.ndomains);
-			return false;
-		}
-		for (unsigned i = 0; i < a; i++)
-			add(sc, (unsigned)(i * layout.ndomains / a), mks_worth(b), run, 0, 0, 0);
-	} else {
-		uint64_t seed = a * 2654435761u + 1;
-		if (b == 0 || b > SCENARIO_MAX_JOBS) {
-			snprintf(err, errlen, "random: N must be 1..%u", SCENARIO_MAX_JOBS);
-			return false;
-		}
-		for (unsigned i = 0; i < b; i++) {
-			unsigned home = lcg(&seed) % layout.ndomains;
-			uint32_t m = alloc_machine_cores(), n;
-			n = lcg(&seed) % 2 ? 1 + lcg(&seed) % alloc_domain_cores(home) : 1 + lcg(&seed) % m;
-			if (!alloc_domain_cores(home))
-				n = 1 + lcg(&seed) % m;
-			add(sc, home, n, run / 4 + lcg(&seed) % (run + 1), lcg(&seed) % 3000,
-			    real_programs[lcg(&seed) % 4], 0);
-		}
-	}
-	return true;
+	for (unsigned d = 0; d < layout.ndomains; d++)
+		sc->domain_cores[d] = alloc_domain_cores(d);
+	struct scen_machine m = {.dx = layout.dx, .dy = layout.dy, .ndomains = layout.ndomains,
+				 .partial = layout.partial, .machine_cores = alloc_machine_cores(),
+				 .domain_cores = sc->domain_cores, .programs = real_programs,
+				 .nprograms = sizeof real_programs / sizeof *real_programs};
+	struct scen_jobs out = {.jobs = sc->jobs, .offset_us = sc->offset_us, .max = SCENARIO_MAX_JOBS};
+	struct scen_error e;
+	bool ok = scen_generate(spec, &m, &out, &e);
+	if (!ok)
+		scen_error_text(&e, err, errlen, snprintf);
+	sc->n = out.n;
+	strlcpy(sc->name, ok ? out.name : "", sizeof sc->name);
+	return ok;
 }
 
 static void print_run_summary(unsigned run, const char *name, unsigned n, unsigned ok, uint64_t span_ns,
@@ -314,8 +127,10 @@ static int run_once(struct scenario *sc, unsigned run, bool json, bool table, ui
 	return ok == sc->n ? 0 : 1;
 }
 
-int alloc_scenario(int argc, char **argv, unsigned reps, bool json, bool table, uint64_t timeout_s);
-int alloc_scenario(int argc, char **argv, unsigned reps, bool json, bool table, uint64_t timeout_s)
+/* Runs scenario spec (a name and its numbers, or a list) reps times; 2 if spec is refused.
+ * (Also called by the kernel's tests, tests/ktest/test_alloc.c.) */
+int alloc_scenario(const char *spec, unsigned reps, bool json, bool table, uint64_t timeout_s);
+int alloc_scenario(const char *spec, unsigned reps, bool json, bool table, uint64_t timeout_s)
 {
 	struct scenario *sc = kmalloc(sizeof *sc);
 	if (!sc)
@@ -323,7 +138,7 @@ int alloc_scenario(int argc, char **argv, unsigned reps, bool json, bool table, 
 	memset(sc, 0, sizeof *sc);
 	char err[160];
 	int status = 0;
-	if (!generate(sc, argc, argv, err, sizeof err)) {
+	if (!generate(sc, spec, err, sizeof err)) {
 		kprintf("scenario: %s\n", err);
 		status = 2;
 	}
@@ -355,20 +170,15 @@ SHELL_CMD(scenario, "scenario NAME|\"T HOME N[/C] WHAT;...\" [ARGS] [repeat R] [
 	}
 	if (n < 2)
 		return SHELL_USAGE;
-	/* a list arrives split at its spaces (the shell has no quoting): join it again */
-	bool named = scenario_by_name(argv[1]) >= 0;
-	char list[BOOTARG_STR_MAX];
-	char *joined[1] = {list};
-	if (!named) {
-		list[0] = 0;
-		for (int i = 1; i < n; i++) {
-			if (i > 1)
-				strlcpy(list + strlen(list), " ", sizeof list - strlen(list));
-			strlcpy(list + strlen(list), argv[i], sizeof list - strlen(list));
-		}
+	/* the words arrive split at their spaces (the shell has no quoting): join them again */
+	char spec[BOOTARG_STR_MAX];
+	spec[0] = 0;
+	for (int i = 1; i < n; i++) {
+		if (i > 1)
+			strlcpy(spec + strlen(spec), " ", sizeof spec - strlen(spec));
+		strlcpy(spec + strlen(spec), argv[i], sizeof spec - strlen(spec));
 	}
-	int st = named ? alloc_scenario(n - 1, argv + 1, (unsigned)reps, true, !quiet, timeout)
-		       : alloc_scenario(1, joined, (unsigned)reps, true, !quiet, timeout);
+	int st = alloc_scenario(spec, (unsigned)reps, true, !quiet, timeout);
 	return st == 2 ? SHELL_USAGE : st;
 }
 

@@ -14,14 +14,15 @@
 #include "lib/format.h"
 #include "kernel/shell.h"
 
-int alloc_scenario(int argc, char **argv, unsigned reps, bool json, bool table, uint64_t timeout_s);
+int alloc_scenario(const char *spec, unsigned reps, bool json, bool table, uint64_t timeout_s);
 extern uint64_t alloc_violations;
 
 static int scenario(const char *a, const char *b, const char *c, const char *d)
 {
-	char *argv[4] = {(char *)a, (char *)b, (char *)c, (char *)d};
-	int argc = !b ? 1 : !c ? 2 : !d ? 3 : 4;
-	return alloc_scenario(argc, argv, 1, false, false, 120);
+	char spec[96];
+	snprintf(spec, sizeof spec, "%s%s%s%s%s%s%s", a, b ? " " : "", b ? b : "", c ? " " : "", c ? c : "",
+		 d ? " " : "", d ? d : "");
+	return alloc_scenario(spec, 1, false, false, 120);
 }
 
 /* Thesis Fig. 2.2: two domains submit jobs of 12 and 16 cores at once; both must complete. */

@@ -1,10 +1,9 @@
 /*
  * Scenarios: the jobs of the `scenario` command, written once for both homes.
  * The kernel (kernel/alloc/scenario.c) and the simulator (sim/scenario.c) held a
- * copy each, kept alike only by a cross-check test; this is meant as the one
- * source of truth for the syntax, the jobs a spec means for a machine, their
- * order, random's draws and the refusals. The simulator uses it; the kernel's
- * copy is still its own until it is switched over. Pure C11 (no libc, no kernel): the
+ * copy each, kept alike only by a cross-check test; this is the one source of
+ * truth for the syntax, the jobs a spec means for a machine, their order,
+ * random's draws and the refusals. Pure C11 (no libc, no kernel): the
  * caller gives the output arrays, and an error comes back as a value that the
  * home words with its own snprintf (scen_error_text).
  *
