@@ -190,38 +190,40 @@ void penv_report(struct mk *m, const struct home_job *j)
 	c->reported = true;
 }
 
+/* Everything the core says here is a violation: its text after the kind of report. */
+static void core_says(const char *what, const char *fmt, va_list ap)
+{
+	char buf[300];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	chk_violation("%s: %s", what, buf);
+}
+
 void penv_fail(struct mk *m, const char *fmt, ...)
 {
 	(void)m;
-	char buf[300];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	core_says("core's own check", fmt, ap);
 	va_end(ap);
-	chk_violation("core's own check: %s", buf);
 }
 
 /* In a closed system every message is the core's own: a dropped one is a bug. */
 void penv_log(struct mk *m, const char *fmt, ...)
 {
 	(void)m;
-	char buf[300];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	core_says("core's note", fmt, ap);
 	va_end(ap);
-	chk_violation("core's note: %s", buf);
 }
 
 void penv_panic(struct mk *m, const char *fmt, ...)
 {
 	(void)m;
-	char buf[300];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	core_says("core panic", fmt, ap);
 	va_end(ap);
-	chk_violation("core panic: %s", buf);
 	chk_fatal();
 	exit(1);
 }

@@ -248,12 +248,10 @@ void penv_hold(struct mk *m, uint32_t job, const uint64_t *mask, uint32_t count,
 void penv_fail(struct mk *m, const char *fmt, ...)
 {
 	(void)m;
-	char buf[200];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	check_fail_v(fmt, ap);
 	va_end(ap);
-	check_fail("%s", buf);
 }
 
 void penv_log(struct mk *m, const char *fmt, ...)

@@ -187,15 +187,20 @@ static uint32_t owner[MOSAIC_MAX_HARTS];  /* real-task mode: the job a core is c
 static uint32_t vused[MOSAIC_MAX_HARTS];  /* partial simulation: virtual cores held, per micro-kernel */
 uint64_t alloc_violations;
 
-void check_fail(const char *fmt, ...)
+void check_fail_v(const char *fmt, va_list ap)
 {
 	char buf[200];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
 	__atomic_fetch_add(&alloc_violations, 1, __ATOMIC_RELAXED);
 	kprintf("alloc: INVARIANT VIOLATED: %s\n", buf);
+}
+
+void check_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	check_fail_v(fmt, ap);
+	va_end(ap);
 }
 
 void check_claim(uint32_t job, unsigned dom, const uint64_t *mask, uint32_t count)

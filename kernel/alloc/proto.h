@@ -11,6 +11,7 @@
 #define KERNEL_ALLOC_PROTO_H
 
 #include "lib/bits.h"
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include "kernel/alloc/core/proto.h"
@@ -97,6 +98,7 @@ void alloc_trace_dump(void);
 /* The last `count` (at most 64) events recorded, for a diagnosis. */
 void alloc_trace_print_tail(unsigned count);
 void check_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void check_fail_v(const char *fmt, va_list ap); /* the same, for the core's penv_fail */
 
 /* ---- watchdog.c: diagnosing a run that is stuck ---- */
 /* Every job event (trace_kind) passes here: open jobs and progress are counted. */

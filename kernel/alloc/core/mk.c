@@ -160,11 +160,10 @@ void proto_mk_destroy(struct mk *m)
 
 /* ---- sending ---- */
 
-int mk_send(struct mk *m, unsigned to_dom, struct alloc_hdr *h, uint32_t len)
+void mk_send(struct mk *m, unsigned to_dom, struct alloc_hdr *h, uint32_t len)
 {
 	h->from = m->dom;
 	penv_send(m, to_dom, h, len);
-	return 0;
 }
 
 /* ---- the global order and the wait queue ---- */

@@ -302,7 +302,7 @@ uint32_t mk_spare(const struct mk *m);
 unsigned mk_take_nearest(struct mk *m, unsigned near);
 
 /* ---- inside the core ---- */
-int mk_send(struct mk *m, unsigned to_dom, struct alloc_hdr *h, uint32_t len);
+void mk_send(struct mk *m, unsigned to_dom, struct alloc_hdr *h, uint32_t len);
 bool order_before(uint64_t ta, uint16_t ha, uint32_t ja, uint64_t tb, uint16_t hb, uint32_t jb);
 struct wq_entry *wq_find(struct mk *m, uint32_t job);
 struct wq_entry *wq_insert(struct mk *m, const struct wq_entry *e);
