@@ -60,6 +60,9 @@ struct vtime_core {
 	uint64_t jumped_to;          /* the time its current wait jumped to (0: none) */
 	volatile uint64_t own_next;  /* while waiting: its next event as it last looked (its clock until then) */
 	volatile uint64_t noted_next; /* while waiting: the earliest event others handed it since (atomic min) */
+	volatile uint32_t notes;     /* bumped by every hand-over noted to it, before noted_next is lowered */
+	uint32_t notes_looked;       /* notes as its last vtime_idle returned (its caller then looked again) */
+	bool notes_known;            /* notes_looked is set in this wait */
 	volatile uint64_t last_look; /* it concluded "nothing arrived" up to this time */
 	volatile uint32_t waiting;
 	uint64_t late, late_ns;      /* messages posted after it had looked past their arrival (atomic) */
@@ -370,6 +373,7 @@ void vtime_wait_begin_active(void)
 	/* until its first look the core may still send at once (it has not read its queues yet) */
 	__atomic_store_n(&v->own_next, v->wait_start, __ATOMIC_RELAXED);
 	__atomic_store_n(&v->noted_next, UINT64_MAX, __ATOMIC_RELAXED);
+	v->notes_known = false;
 	__atomic_store_n(&v->waiting, 1, __ATOMIC_RELEASE);
 	fence();
 }
@@ -477,6 +481,30 @@ static uint64_t frontier(unsigned me)
 	return latest;
 }
 
+/*
+ * Forgets the events handed to this core that its caller has looked at. A hand-over is posted
+ * before it is noted, so if no note came since the last vtime_idle of this wait returned, the
+ * caller's look since then saw every hand-over noted so far: what is for this wait is in its
+ * next event, and what is not (a message to a task that moved to another core after it was
+ * sent) this wait will never consume. Kept, such a note held the core's bound at its time for
+ * the rest of the wait, and with it every core whose target lay beyond (oversubscribed jobs
+ * under round-robin placement stalled so, docs/balancing.md). A note racing with the reset is
+ * caught by the counter, bumped before noted_next is lowered: its time may be hidden, so the
+ * core is due now and looks again (meanwhile the sender's stamp caps its own bound at the
+ * hand-over's time, so no look passes it).
+ */
+static void forget_looked_notes(struct vtime_core *v)
+{
+	if (!v->notes_known || __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) != v->notes_looked ||
+	    __atomic_load_n(&v->noted_next, __ATOMIC_SEQ_CST) == UINT64_MAX)
+		return;
+	__atomic_store_n(&v->noted_next, UINT64_MAX, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) != v->notes_looked)
+		atomic_min(&v->noted_next, v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start);
+}
+
+static bool idle_look(unsigned me, struct vtime_core *v, uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks);
+
 bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 {
 	if (!vtime_active) {
@@ -485,6 +513,16 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	}
 	unsigned me = this_cpu();
 	struct vtime_core *v = &vt[me];
+	forget_looked_notes(v);
+	bool moved = idle_look(me, v, next_ns, observer_ns, wake_ticks);
+	v->notes_looked = __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST); /* its caller looks after this */
+	v->notes_known = true;
+	return moved;
+}
+
+/* vtime_idle's work under virtual time. */
+static bool idle_look(unsigned me, struct vtime_core *v, uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
+{
 	/* what it waits for as it looked just now (observers stay out of it: they send nothing);
 	 * a store, not a minimum: the placeholder of vtime_wait_begin may rise */
 	uint64_t bound_before = lower_bound(me);
@@ -568,14 +606,21 @@ void vtime_note_send_active(unsigned dst, uint64_t arrival)
 
 void vtime_note_event_active(unsigned core, uint64_t t)
 {
-	atomic_min(&vt[core].noted_next, t);
-	if (__atomic_load_n(&vt[core].waiting, __ATOMIC_SEQ_CST)) { /* a running core's bound is its clock */
+	struct vtime_core *v = &vt[core];
+	__atomic_fetch_add(&v->notes, 1, __ATOMIC_SEQ_CST); /* first: forget_looked_notes relies on it */
+	uint64_t before = __atomic_load_n(&v->noted_next, __ATOMIC_RELAXED);
+	atomic_min(&v->noted_next, t);
+	if (__atomic_load_n(&v->waiting, __ATOMIC_SEQ_CST)) { /* a running core's bound is its clock */
 		__atomic_fetch_add(&bound_changes, 1, __ATOMIC_SEQ_CST);
 		/* its bound dropped, so it may now block others: it must look again even if the
-		 * hand-over is not what it waits for (a call's end while it awaits another call),
-		 * and every wait of vtime_idle also wakes for a changed nudge count (the hand-over
-		 * sends the IPI) */
-		__atomic_fetch_add(&vt[core].nudges, 1, __ATOMIC_RELEASE);
+		 * hand-over is not what it waits for (a call's end while it awaits another call, a
+		 * message to a task that has moved away), so every wait of vtime_idle also wakes
+		 * for a changed nudge count, and the IPI goes out here whatever the hand-over does:
+		 * a core asleep in a wait that no hand-over of this kind wakes (a pico-kernel left
+		 * with no task of its job) kept a lowered bound for good, and the machine stopped */
+		__atomic_fetch_add(&v->nudges, 1, __ATOMIC_RELEASE);
+		if (t < before && core != this_cpu())
+			ipi_send(core, IPI_WAKE);
 	}
 }
 
