@@ -15,7 +15,11 @@
  * task's pc back onto its ecall) until the barrier opens. The one exception is a message
  * wait of a job's task (share_msg_wait): it switches inside the kernel, at one point of
  * the message layer's wait loop where no lock is held and the task's own endpoint is
- * all it touches, and such a task does not move until it is back at the U-mode edge.
+ * all it touches. Such a task may even move: the wait loop reads the core it runs on
+ * again when it gets the core back, the per-hart state travels as at the U-mode edge,
+ * and the kernel's tp is the host context's (ctx_switch does not carry it), so only the
+ * word above its trap frame must name the new hart (state_load; the frame is known from
+ * the call's start, share_kcall_begin).
  */
 #include "kernel/share.h"
 #include "kernel/share_internal.h"
@@ -94,6 +98,14 @@ bool share_call_allowed(uint64_t nr)
 	}
 }
 
+uint64_t share_kcall_begin(struct trap_frame *f)
+{
+	struct slot *s = running();
+	if (s)
+		s->frame = f; /* the same place on every call: the top of the task's trap stack */
+	return vtime_now_ns();
+}
+
 void share_note_kcall(uint64_t t0_ns)
 {
 	struct slot *s = running();
@@ -127,13 +139,14 @@ static bool others_can_run(const struct share_core *sc, const struct slot *s)
 	uint32_t ev = core_events();
 	for (unsigned i = 0; i < sc->n; i++) {
 		const struct slot *o = sc->slots[i];
-		if (o != s && !o->done && (!o->in_kernel || o->msg_seen != ev || msg_endpoint_has_news(o->ep)))
+		if (o != s && !o->done &&
+		    (!o->in_kernel || !o->msg_seen_here || o->msg_seen != ev || msg_endpoint_has_news(o->ep)))
 			return true; /* (a message to it may have become visible as the clock ran on) */
 	}
 	return false;
 }
 
-bool share_msg_wait(uint32_t seen)
+bool share_msg_wait(uint32_t seen, bool movable)
 {
 	struct slot *s = running();
 	if (!s || !s->ep)
@@ -145,14 +158,22 @@ bool share_msg_wait(uint32_t seen)
 	if (sc->g->wait == SHARE_WAIT_SPIN && others && vtime_now_ns() < sc->slice_end)
 		return true; /* a spinner keeps the core until its slice is over */
 	s->msg_seen = seen;
+	s->msg_seen_here = true;
 	s->in_kernel = true;
+	s->in_kernel_movable = movable;
 	s->msg_asleep = sc->g->wait == SHARE_WAIT_SLEEP;
 	uint64_t t0 = vtime_now_ns(), irq = irq_save();
 	to_host(sc, s);
 	irq_restore(irq);
 	s->away_ns += vtime_now_ns() - t0;
-	s->in_kernel = s->msg_asleep = false;
+	s->in_kernel = s->in_kernel_movable = s->msg_asleep = false;
 	return true;
+}
+
+bool share_msg_others(void)
+{
+	struct slot *s = running();
+	return s && s->ep && others_can_run(mine(), s);
 }
 
 bool share_msg_news(void)
@@ -298,17 +319,33 @@ static void run_slot(struct share_core *sc, unsigned i)
 
 /* ---- the group's barrier ---- */
 
-/* Opens the barrier (lock held): everyone leaves at the latest arrival's clock. */
-static void release_locked(struct share_group *g)
+/*
+ * Wakes the group's other cores for an event at time t of this core's clock (the barrier
+ * opened, the group ended, every core came). Under virtual time the wake-up is a hand-over:
+ * a core whose tasks all wait is published as waiting for nothing, and would otherwise let
+ * the others jump past what it does when it wakes (a pico-kernel that learnt of its group's
+ * end reported it to its micro-kernel seconds of virtual time late, after the micro-kernel
+ * had jumped to its next periodic task). The caller holds a vtime_stamp no later than t.
+ */
+static void wake_group(struct share_group *g, uint64_t t)
 {
-	g->release_ns = g->arrive_max;
+	for (unsigned i = 0; i < g->ncores; i++)
+		if (g->cores[i] != this_cpu()) {
+			vtime_note_event(g->cores[i], t);
+			ipi_send(g->cores[i], IPI_WAKE); /* a core whose tasks all sleep waits in WFI */
+		}
+}
+
+/* Opens the barrier (lock held): everyone leaves at the latest arrival's clock, and no
+ * earlier than the opener's (stamped by the caller: the others learn of it then). */
+static void release_locked(struct share_group *g, uint64_t stamp)
+{
+	g->release_ns = g->arrive_max > stamp ? g->arrive_max : stamp;
 	g->arrive_max = 0;
 	g->arrived = 0;
 	g->barriers++;
 	__atomic_store_n(&g->gen, g->gen + 1, __ATOMIC_RELEASE);
-	for (unsigned i = 0; i < g->ncores; i++)
-		if (g->cores[i] != this_cpu())
-			ipi_send(g->cores[i], IPI_WAKE); /* a core whose tasks all sleep waits in WFI */
+	wake_group(g, g->release_ns);
 }
 
 static bool barrier_open(const struct share_group *g, const struct slot *s)
@@ -346,13 +383,14 @@ int64_t share_kcall(uint64_t nr, const uint64_t *a)
 		return a[0] == 0 ? (int64_t)s->task->rank : a[0] == 1 ? (int64_t)g->ntasks : -EINVAL;
 	if (!s->in_barrier) {
 		s->in_barrier = true;
-		uint64_t now = vtime_now_ns(), irq = spin_lock(&g->lock);
+		uint64_t now = vtime_stamp(), irq = spin_lock(&g->lock);
 		s->bgen = g->gen;
 		if (now > g->arrive_max)
 			g->arrive_max = now;
 		if (++g->arrived >= g->expected)
-			release_locked(g);
+			release_locked(g, now);
 		spin_unlock(&g->lock, irq);
+		vtime_stamp_done();
 	}
 	if (barrier_open(g, s)) {
 		s->in_barrier = s->asleep = false;
@@ -384,17 +422,20 @@ int64_t share_kcall(uint64_t nr, const uint64_t *a)
  * arrival), which may open it for the others. */
 static void task_left(struct share_group *g, struct slot *s)
 {
-	uint64_t irq = spin_lock(&g->lock);
+	uint64_t now = vtime_stamp(), irq = spin_lock(&g->lock);
 	if (s->in_barrier && g->gen == s->bgen && g->arrived)
 		g->arrived--;
 	g->expected--;
 	if (g->expected && g->arrived >= g->expected)
-		release_locked(g);
+		release_locked(g, now);
 	spin_unlock(&g->lock, irq);
-	if (__atomic_add_fetch(&g->ended, 1, __ATOMIC_RELEASE) == g->ntasks)
-		for (unsigned i = 0; i < g->ncores; i++)
-			if (g->cores[i] != this_cpu())
-				ipi_send(g->cores[i], IPI_WAKE); /* the group is over: idle cores leave */
+	uint64_t over = __atomic_load_n(&g->over_ns, __ATOMIC_RELAXED);
+	while (now > over && !__atomic_compare_exchange_n(&g->over_ns, &over, now, true, __ATOMIC_RELEASE,
+							  __ATOMIC_RELAXED))
+		;
+	if (__atomic_add_fetch(&g->ended, 1, __ATOMIC_ACQ_REL) == g->ntasks)
+		wake_group(g, __atomic_load_n(&g->over_ns, __ATOMIC_ACQUIRE)); /* the group is over: idle cores leave */
+	vtime_stamp_done();
 }
 
 /* ---- the tasks and the host context ---- */
@@ -453,7 +494,7 @@ static int pick(struct share_core *sc)
 			s->asleep = false;
 		if (s->asleep)
 			continue;
-		if (s->msg_asleep && s->msg_seen == ev && !msg_endpoint_has_news(s->ep)) {
+		if (s->msg_asleep && s->msg_seen_here && s->msg_seen == ev && !msg_endpoint_has_news(s->ep)) {
 			/* sleeps in a message wait with nothing new: only if nobody else can run, and then
 			 * it waits for the core itself (share_msg_wait), its clock jumping as a lone one's */
 			if (fallback < 0)
@@ -473,16 +514,23 @@ static bool group_over(const struct share_group *g)
 static bool can_run(struct share_core *sc) { return pick(sc) >= 0 || share_has_news(sc) || group_over(sc->g); }
 
 /* Waits in WFI until ready(sc), published to virtual time as waiting on the core's clock
- * (its clock does not run on while it waits; an IPI wakes it). */
+ * (its clock does not run on while it waits; an IPI wakes it). Interrupts are on. */
 static void wait_for(struct share_core *sc, bool (*ready)(struct share_core *))
 {
+	struct noc_mailbox *mb = &noc_mailboxes[this_cpu()];
 	vtime_wait_begin();
 	while (!ready(sc)) {
 		uint64_t wake = 0;
 		uint32_t nudges = vtime_nudges();
 		if (vtime_idle(UINT64_MAX, UINT64_MAX, &wake))
 			continue;
+		/* the NoC wakes a sleeping core for a message or credit to any endpoint it hosts or
+		 * hosted: such a hand-over lowers its bound, and it must look again to forget it
+		 * (kernel/vtime.c, forget_looked_notes), or it holds every other core back */
+		mb->sleeping = 1;
+		fence();
 		WAIT_UNTIL(ready(sc) || vtime_nudges() != nudges, wake);
+		mb->sleeping = 0;
 	}
 	vtime_wait_end();
 }
@@ -500,16 +548,15 @@ static bool all_started(struct share_core *sc)
 static void start_together(struct share_core *sc)
 {
 	struct share_group *g = sc->g;
-	uint64_t now = vtime_now_ns(), irq = spin_lock(&g->lock);
+	uint64_t now = vtime_stamp(), irq = spin_lock(&g->lock);
 	if (now > g->start_ns)
 		g->start_ns = now;
 	__atomic_store_n(&g->started, g->started + 1, __ATOMIC_RELEASE);
 	bool last = g->started >= g->start_expect;
 	spin_unlock(&g->lock, irq);
 	if (last)
-		for (unsigned i = 0; i < g->ncores; i++)
-			if (g->cores[i] != this_cpu())
-				ipi_send(g->cores[i], IPI_WAKE);
+		wake_group(g, __atomic_load_n(&g->start_ns, __ATOMIC_ACQUIRE));
+	vtime_stamp_done();
 	wait_for(sc, all_started);
 	vtime_advance_to(__atomic_load_n(&g->start_ns, __ATOMIC_ACQUIRE));
 }
@@ -566,6 +613,7 @@ static void core_main(void *arg)
 			wait_for(sc, can_run); /* every task here sleeps at the barrier, or none is left */
 	}
 	share_cores[this_cpu()] = 0;
+	vtime_advance_to(__atomic_load_n(&g->over_ns, __ATOMIC_ACQUIRE)); /* it learns of the end no earlier */
 	if (g->core_end)
 		g->core_end(g, sc->index); /* last: the group may be freed from here on */
 }
@@ -635,7 +683,8 @@ static int prepare(struct share_group *g)
 	memset(g->core_failed, 0, sizeof g->core_failed);
 	memset(g->core_exit, 0, sizeof g->core_exit);
 	g->lock = (struct spinlock){0};
-	g->arrived = g->gen = g->ended = g->migrations = g->barriers = 0;
+	g->arrived = g->gen = g->ended = g->migrations = g->moves_in_wait = g->barriers = 0;
+	g->over_ns = 0;
 	g->arrive_max = g->release_ns = 0;
 	g->expected = g->ntasks;
 	g->started = g->start_ns = 0;

@@ -78,6 +78,7 @@ struct share_group {
 	struct share_task tasks[SHARE_TASKS_MAX];
 	uint64_t run_ns;     /* from the common start to the end of the last task (cores' own clocks) */
 	uint32_t migrations; /* tasks moved between cores */
+	uint32_t moves_in_wait; /* ... of them while switched out inside a message wait */
 	uint32_t barriers;   /* barriers released */
 	/* the group's barrier: arrivals of the live tasks, under lock */
 	struct spinlock lock;
@@ -88,6 +89,7 @@ struct share_group {
 	struct slot *slots[SHARE_TASKS_MAX];
 	struct share_core *state; /* one per core, in the order of cores[] */
 	uint32_t ended; /* tasks that ended (atomic) */
+	uint64_t over_ns; /* the latest clock of a task's end (atomic max, before `ended` counts it) */
 	bool called[SHARE_CORES_MAX]; /* cores whose part has been started */
 };
 
@@ -129,6 +131,10 @@ void share_tick(struct trap_frame *f);
 /* Arms the timer that brings the core back to look at the slice; with interrupts off,
  * just before a task first enters U-mode. */
 void share_arm(void);
+/* A kernel call of the running task begins, from U-mode frame f: returns the time it began
+ * (share_note_kcall's t0_ns). The frame is kept: if the task moves to another core inside the
+ * call, the new core names itself in the word above it before the task runs again. */
+uint64_t share_kcall_begin(struct trap_frame *f);
 /* A kernel call that began at t0_ns (vtime_now_ns) ended: system time of the task. */
 void share_note_kcall(uint64_t t0_ns);
 
@@ -138,11 +144,18 @@ void share_note_kcall(uint64_t t0_ns);
  * caller should look again at once: the core was given to other tasks meanwhile (yield,
  * sleep), or a spinner's slice goes on. False if it should wait itself: it runs alone,
  * or every task of the core waits with nothing new since it looked (then the core's clock
- * jumps as a lone waiter's does). A task switched out here is never moved to another core.
+ * jumps as a lone waiter's does). `movable`: the wait is on the task's own virtual endpoint
+ * and re-reads the core it runs on after this returns, so the balancer may move the task to
+ * another core while it is switched out here.
  */
-bool share_msg_wait(uint32_t seen);
+bool share_msg_wait(uint32_t seen, bool movable);
 /* True if a task was handed to this core while its tasks wait (the waiter looks up). */
 bool share_msg_news(void);
+/* True if another task of this core could do something now (the core's event count moved
+ * since it looked: a message or a credit may be its). A lone waiter that the core's events
+ * woke asks this: the event need not be its own, and the task it is for runs only if the
+ * waiter gives the core back. */
+bool share_msg_others(void);
 /* The running task waited ns of its core's clock in a message wait: CPU time unless it sleeps. */
 void share_msg_blocked(uint64_t ns);
 /* The job context of the task running on this core, if it is a task of a job's part. */

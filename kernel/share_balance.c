@@ -25,6 +25,7 @@
 #include "kernel/hart.h"
 #include "kernel/bootargs.h"
 #include "kernel/vtime.h"
+#include "drivers/noc/noc_ep.h"
 
 uint64_t share_balance_us = SHARE_BALANCE_US_DEFAULT;
 BOOTARG_U64("share_balance_us", share_balance_us, 1000, 10000000,
@@ -37,6 +38,8 @@ static void hand_over(struct share_group *g, struct slot *s, unsigned k, uint32_
 	s->moved_period = period + 1;
 	s->task->migrations++;
 	__atomic_add_fetch(&g->migrations, 1, __ATOMIC_RELAXED);
+	if (s->in_kernel)
+		__atomic_add_fetch(&g->moves_in_wait, 1, __ATOMIC_RELAXED);
 	s->handover_ns = vtime_stamp(); /* the receiver adopts it no earlier */
 	struct slot *head = __atomic_load_n(&to->inbox, __ATOMIC_RELAXED);
 	do
@@ -60,14 +63,15 @@ static struct slot *take(struct share_core *sc, unsigned i)
 }
 
 /* A task of this core that may move: not moved in the last two periods, and switched out
- * at the U-mode edge (not inside a message wait, whose kernel frames name this core); the
- * one that has been here longest (the lowest index: tasks are appended as they come). -1
- * if none. */
+ * at the U-mode edge or inside a message wait on its own endpoint (share_msg_wait: the
+ * wait reads its core again when it runs; a message-bound job's tasks are nearly always
+ * there, and could not be balanced otherwise); the one that has been here longest (the
+ * lowest index: tasks are appended as they come). -1 if none. */
 static int movable(const struct share_core *sc)
 {
 	for (unsigned i = 0; i < sc->n; i++) {
 		const struct slot *s = sc->slots[i];
-		if (!s->done && !s->in_kernel && (!s->moved_period || s->moved_period + 2 <= sc->period + 1))
+		if (!s->done && (!s->in_kernel || s->in_kernel_movable) && (!s->moved_period || s->moved_period + 2 <= sc->period + 1))
 			return (int)i;
 	}
 	return -1;
@@ -87,6 +91,14 @@ static void adopt(struct share_core *sc)
 		}
 		vtime_advance_to(s->handover_ns);
 		now = vtime_now_ns();
+		/* a task moved inside a message wait: its messages and credits wake this core from
+		 * now on, and it runs once here before it counts as waiting again: the event count it
+		 * last saw was the other core's, and what woke that core (a credit granted to it while
+		 * it was on its way, say) this one never sees. A task judged by that count hung a
+		 * collective under speed balancing with spinning, about one boot in ten */
+		if (s->ep)
+			noc_ep_place(s->ep);
+		s->msg_seen_here = false;
 		s->mark_cpu = s->task->cpu_ns;
 		s->mark_ns = now;
 		sc->slots[sc->n++] = s;
@@ -132,8 +144,14 @@ static void speed_decide(struct share_core *sc)
 	    mine < slow_speed + SHARE_SPEED_MARGIN)
 		return;
 	uint32_t none = 0;
-	__atomic_compare_exchange_n(&g->state[slowest].pull_from, &none, sc->index + 1, false, __ATOMIC_RELEASE,
-				    __ATOMIC_RELAXED);
+	struct share_core *to = &g->state[slowest];
+	uint64_t now = vtime_stamp(), old = __atomic_load_n(&to->pull_ns, __ATOMIC_RELAXED);
+	while (now > old && !__atomic_compare_exchange_n(&to->pull_ns, &old, now, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	if (__atomic_compare_exchange_n(&to->pull_from, &none, sc->index + 1, false, __ATOMIC_RELEASE,
+					__ATOMIC_RELAXED))
+		vtime_note_event(g->cores[slowest], now); /* a request is news to it, like a message */
+	vtime_stamp_done();
 	ipi_send(g->cores[slowest], IPI_WAKE);
 }
 
@@ -162,6 +180,8 @@ void share_balance_step(struct share_core *sc)
 	if (__atomic_load_n(&sc->inbox, __ATOMIC_RELAXED))
 		adopt(sc);
 	uint32_t asker = __atomic_exchange_n(&sc->pull_from, 0, __ATOMIC_ACQUIRE);
+	if (asker)
+		vtime_advance_to(__atomic_load_n(&sc->pull_ns, __ATOMIC_ACQUIRE)); /* it learns of it no earlier */
 	if (asker && sc->n >= 2) {
 		int i = movable(sc);
 		if (i >= 0)

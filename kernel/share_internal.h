@@ -27,9 +27,11 @@ struct slot {
 	/* a task of a job's part: its endpoint, and its state in a message wait */
 	uint16_t ep;
 	const struct job_ctx *job;
-	bool in_kernel;   /* switched out inside a message wait: it may not move */
+	bool in_kernel;   /* switched out inside a message wait */
+	bool in_kernel_movable; /* ... one that may move (share_msg_wait) */
 	bool msg_asleep;  /* sleep mode: not run again until the core's events change */
 	uint32_t msg_seen; /* the core's event count when it last looked */
+	bool msg_seen_here; /* ... and it looked on this core (false after a move: run it once) */
 	uint64_t away_ns;  /* core clock spent switched out inside its current kernel call */
 	/* the balancer: CPU time and clock when this core began to measure it; moves */
 	uint64_t mark_cpu, mark_ns, handover_ns;
@@ -52,6 +54,7 @@ struct share_core {
 	uint64_t period_end;       /* core clock */
 	struct slot *inbox;        /* tasks handed to this core (pushed by others, atomic) */
 	uint32_t pull_from;        /* 1 + a core index that asked this core for a task (atomic), 0: none */
+	uint64_t pull_ns;          /* the latest clock of such a request (atomic max): served no earlier */
 	uint32_t speed_permille;   /* published: its tasks' mean speed in the last period */
 	uint32_t published_n;      /* published: its tasks then */
 };

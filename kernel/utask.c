@@ -942,7 +942,7 @@ void utask_trap(struct trap_frame *f)
 		csr_set(sstatus, SSTATUS_SUM);
 		irq_enable();
 		bool shared = share_active(); /* a time-sliced core (kernel/share.h) */
-		uint64_t t0 = shared ? vtime_now_ns() : 0;
+		uint64_t t0 = shared ? share_kcall_begin(f) : 0;
 		int64_t r = shared && !share_call_allowed(f->regs[17]) ? -ENOTSUP : user_kcall(t, f->regs[17], args);
 		if (r == SHARE_RESTART)
 			f->sepc -= 4; /* a barrier wait on a shared core: the call is made again */

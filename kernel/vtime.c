@@ -608,19 +608,18 @@ void vtime_note_event_active(unsigned core, uint64_t t)
 {
 	struct vtime_core *v = &vt[core];
 	__atomic_fetch_add(&v->notes, 1, __ATOMIC_SEQ_CST); /* first: forget_looked_notes relies on it */
-	uint64_t before = __atomic_load_n(&v->noted_next, __ATOMIC_RELAXED);
 	atomic_min(&v->noted_next, t);
 	if (__atomic_load_n(&v->waiting, __ATOMIC_SEQ_CST)) { /* a running core's bound is its clock */
 		__atomic_fetch_add(&bound_changes, 1, __ATOMIC_SEQ_CST);
 		/* its bound dropped, so it may now block others: it must look again even if the
 		 * hand-over is not what it waits for (a call's end while it awaits another call, a
 		 * message to a task that has moved away), so every wait of vtime_idle also wakes
-		 * for a changed nudge count, and the IPI goes out here whatever the hand-over does:
-		 * a core asleep in a wait that no hand-over of this kind wakes (a pico-kernel left
-		 * with no task of its job) kept a lowered bound for good, and the machine stopped */
+		 * for a changed nudge count. The IPI is the hand-over's: every wait that sleeps with
+		 * nothing to wait for must be one its hand-overs wake (the NoC wakes a core whose
+		 * mailbox says it sleeps; share.c's wait_for says so too). An IPI sent here as well
+		 * was tried: a second interrupt, taken after the wait ended, counted ~400
+		 * instructions on the receiver's clock and changed a ping-pong's time */
 		__atomic_fetch_add(&v->nudges, 1, __ATOMIC_RELEASE);
-		if (t < before && core != this_cpu())
-			ipi_send(core, IPI_WAKE);
 	}
 }
 

@@ -355,10 +355,12 @@ static bool something_visible(unsigned me)
  * every task of the core waits, so the core's clock jumps as a lone waiter's does. */
 static bool wait_until_done(unsigned id, bool (*done)(void *), void *arg, bool interruptible)
 {
-	unsigned me = this_cpu();
 	struct endpoint *ep = &endpoints[id];
-	struct noc_mailbox *mb = &noc_mailboxes[me];
 	for (;;) {
+		/* read again every time: a task time-sliced here may move to another core while
+		 * share_msg_wait has switched it out (then its endpoint id is virtual and stays) */
+		unsigned me = this_cpu();
+		struct noc_mailbox *mb = &noc_mailboxes[me];
 		uint32_t seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
 		progress(id, ep);
 		if (done(arg))
@@ -373,7 +375,7 @@ static bool wait_until_done(unsigned id, bool (*done)(void *), void *arg, bool i
 			return true;
 		if (interruptible && hart_kill_pending())
 			return false;
-		if (interruptible && share_msg_wait(seen))
+		if (interruptible && share_msg_wait(seen, noc_ep_is_virtual(id)))
 			continue; /* another task of this core ran meanwhile (or a spinner's slice goes on) */
 		uint64_t blocked_from = vtime_now_ns();
 		/* nothing to do before the next message in flight to us arrives: under virtual
@@ -404,8 +406,8 @@ static bool wait_until_done(unsigned id, bool (*done)(void *), void *arg, bool i
 			if (!vtime_active || (interruptible && hart_kill_pending()) || share_msg_news())
 				break;
 			uint32_t now_seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
-			if (now_seen != seen && (ep->send_head || something_visible(me)))
-				break; /* something to do now */
+			if (now_seen != seen && (ep->send_head || something_visible(me) || share_msg_others()))
+				break; /* something to do now (for another task time-sliced here: a credit to it) */
 			/* a poll, or a message still in flight: keep waiting, so that the instructions
 			 * of this wake-up are taken back and the clock does not depend on when it came */
 			seen = now_seen;
