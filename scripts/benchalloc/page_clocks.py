@@ -54,6 +54,13 @@ EXPLANATIONS = {
     **{("sparse", sv, vv): _SPARSE for sv, vv in (("does not hold", "holds in part"), ("does not hold", "holds"),
                                                    ("holds in part", "holds"))},
     **{("propagation", "does not hold", vv): _PROPAGATION for vv in ("holds", "holds in part")},
+    ("propagation", "holds in part", "holds"): (
+        "Both clocks make a pattern the fastest; they differ on the slowest. On the serial clock every copy of a "
+        "message costs its handler's software in full, and flooding, which sends each node several copies, is "
+        "the slowest; naive's one send per node from the source is cheaper than that sum. On the cores' own clocks "
+        "flooding's copies are handled side by side while the naive source still sends and takes back every "
+        "message itself, one after another, so naive is the slowest once the region is more than a few nodes "
+        "(the tables of Fig. 5.6)."),
     ("flooding", "does not hold", "does not hold"): _FLOODING,
     **{("serial", sv, vv): _SERIAL for sv in ("holds", "holds in part") for vv in ("holds", "holds in part")},
     **{("tiles", sv, vv): _TILES for sv in ("holds", "holds in part", "does not hold")
