@@ -160,7 +160,7 @@ bool share_msg_wait(uint32_t seen, bool movable)
 	s->msg_seen = seen;
 	s->msg_seen_here = true;
 	s->in_kernel = true;
-	s->in_kernel_movable = movable;
+	s->in_kernel_movable = movable && share_move_in_wait;
 	s->msg_asleep = sc->g->wait == SHARE_WAIT_SLEEP;
 	uint64_t t0 = vtime_now_ns(), irq = irq_save();
 	to_host(sc, s);

@@ -8,6 +8,7 @@
 #define SHARE_TABLE (2 * SHARE_MAX) /* room for tasks in transit beyond SHARE_MAX */
 
 struct trap_frame;
+extern uint64_t share_move_in_wait; /* boot argument (share_balance.c) */
 
 struct slot {
 	uint64_t ctx[14]; /* ra, sp, s0..s11 while it does not run */
@@ -28,7 +29,7 @@ struct slot {
 	uint16_t ep;
 	const struct job_ctx *job;
 	bool in_kernel;   /* switched out inside a message wait */
-	bool in_kernel_movable; /* ... one that may move (share_msg_wait) */
+	bool in_kernel_movable; /* ... one that may move (share_msg_wait, share_move_in_wait) */
 	bool msg_asleep;  /* sleep mode: not run again until the core's events change */
 	uint32_t msg_seen; /* the core's event count when it last looked */
 	bool msg_seen_here; /* ... and it looked on this core (false after a move: run it once) */
