@@ -29,7 +29,7 @@
 
 /* Off by default: on the serial clock under host load, round-robin with spin hung a job's
  * collectives in 2 of 16 boots with it on and 0 of 16 with it off; not understood yet
- * (docs/balancing.md). Under vtime=1 no hang in 60 boots; make bench-balance turns it on. */
+ * (docs/balancing.md). Under vtime=1 no hang in 42 boots; make bench-balance turns it on. */
 uint64_t share_move_in_wait;
 BOOTARG_U64("share_move_in_wait", share_move_in_wait, 0, 1,
 	    "1: the balancers may move a job's task while it is switched out inside a message wait");
