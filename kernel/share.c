@@ -40,6 +40,7 @@
 #include "arch/riscv/csr.h"
 #include "arch/riscv/trap.h"
 #include "lib/string.h"
+#include "lib/atomic.h"
 
 uint64_t share_slice_us = SHARE_SLICE_US_DEFAULT;
 BOOTARG_U64("share_slice_us", share_slice_us, SHARE_SLICE_US_MIN, SHARE_SLICE_US_MAX,
@@ -429,10 +430,7 @@ static void task_left(struct share_group *g, struct slot *s)
 	if (g->expected && g->arrived >= g->expected)
 		release_locked(g, now);
 	spin_unlock(&g->lock, irq);
-	uint64_t over = __atomic_load_n(&g->over_ns, __ATOMIC_RELAXED);
-	while (now > over && !__atomic_compare_exchange_n(&g->over_ns, &over, now, true, __ATOMIC_RELEASE,
-							  __ATOMIC_RELAXED))
-		;
+	atomic_max_u64(&g->over_ns, now);
 	if (__atomic_add_fetch(&g->ended, 1, __ATOMIC_ACQ_REL) == g->ntasks)
 		wake_group(g, __atomic_load_n(&g->over_ns, __ATOMIC_ACQUIRE)); /* the group is over: idle cores leave */
 	vtime_stamp_done();

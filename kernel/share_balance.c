@@ -26,6 +26,7 @@
 #include "kernel/bootargs.h"
 #include "kernel/vtime.h"
 #include "drivers/noc/noc_ep.h"
+#include "lib/atomic.h"
 
 /* Off by default: on the serial clock under host load, round-robin with spin hung a job's
  * collectives in 2 of 16 boots with it on and 0 of 16 with it off; not understood yet
@@ -152,9 +153,8 @@ static void speed_decide(struct share_core *sc)
 		return;
 	uint32_t none = 0;
 	struct share_core *to = &g->state[slowest];
-	uint64_t now = vtime_stamp(), old = __atomic_load_n(&to->pull_ns, __ATOMIC_RELAXED);
-	while (now > old && !__atomic_compare_exchange_n(&to->pull_ns, &old, now, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-		;
+	uint64_t now = vtime_stamp();
+	atomic_max_u64(&to->pull_ns, now);
 	if (__atomic_compare_exchange_n(&to->pull_from, &none, sc->index + 1, false, __ATOMIC_RELEASE,
 					__ATOMIC_RELAXED))
 		vtime_note_event(g->cores[slowest], now); /* a request is news to it, like a message */

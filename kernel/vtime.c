@@ -39,6 +39,7 @@
 #include "drivers/timer.h"
 #include "arch/riscv/csr.h"
 #include "lib/bits.h"
+#include "lib/atomic.h"
 
 uint64_t vtime_enabled;
 uint64_t vtime_lax;
@@ -215,13 +216,6 @@ static uint64_t floor_seen;
 
 uint64_t vtime_floor_ns(void) { return __atomic_load_n(&floor_seen, __ATOMIC_ACQUIRE); }
 
-static void atomic_max(uint64_t *p, uint64_t v)
-{
-	uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
-	while (v > old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		;
-}
-
 /* A core that takes part in time: present and not failed. */
 static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED; }
 
@@ -263,7 +257,7 @@ static enum look look_once(unsigned me, uint64_t target)
 	}
 	uint64_t mine = lower_bound(me), least = mine < lowest ? mine : lowest;
 	if (least != UINT64_MAX)
-		atomic_max(&floor_seen, least); /* the floor for free: this look read every bound */
+		atomic_max_u64(&floor_seen, least); /* the floor for free: this look read every bound */
 	return LOOK_REACHES;
 }
 
@@ -421,13 +415,6 @@ void vtime_wait_end_active(void)
 	wake_waiters(this_cpu(), UINT64_MAX); /* its bound now rises with its clock: they poll it */
 }
 
-static void atomic_min(volatile uint64_t *p, uint64_t v)
-{
-	uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
-	while (v < old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		;
-}
-
 static void looked(struct vtime_core *v, uint64_t t)
 {
 	if (t > v->last_look)
@@ -500,7 +487,7 @@ static void forget_looked_notes(struct vtime_core *v)
 		return;
 	__atomic_store_n(&v->noted_next, UINT64_MAX, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) != v->notes_looked)
-		atomic_min(&v->noted_next, v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start);
+		atomic_min_u64(&v->noted_next, v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start);
 }
 
 static bool idle_look(unsigned me, struct vtime_core *v, uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks);
@@ -608,7 +595,7 @@ void vtime_note_event_active(unsigned core, uint64_t t)
 {
 	struct vtime_core *v = &vt[core];
 	__atomic_fetch_add(&v->notes, 1, __ATOMIC_SEQ_CST); /* first: forget_looked_notes relies on it */
-	atomic_min(&v->noted_next, t);
+	atomic_min_u64(&v->noted_next, t);
 	if (__atomic_load_n(&v->waiting, __ATOMIC_SEQ_CST)) { /* a running core's bound is its clock */
 		__atomic_fetch_add(&bound_changes, 1, __ATOMIC_SEQ_CST);
 		/* its bound dropped, so it may now block others: it must look again even if the

@@ -1,0 +1,24 @@
+/* Atomic minimum and maximum of a 64-bit word: the published times that several cores lower or
+ * raise at once (virtual time's bounds and floor, a share group's end, a balancer's requests). */
+#ifndef LIB_ATOMIC_H
+#define LIB_ATOMIC_H
+
+#include <stdint.h>
+
+/* *p = max(*p, v), atomically. */
+static inline void atomic_max_u64(volatile uint64_t *p, uint64_t v)
+{
+	uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v > old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		;
+}
+
+/* *p = min(*p, v), atomically. */
+static inline void atomic_min_u64(volatile uint64_t *p, uint64_t v)
+{
+	uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v < old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		;
+}
+
+#endif
