@@ -1,5 +1,6 @@
 /* The ktest runner: finds registered tests by suite and prints one line per test. */
 #include "kernel/ktest.h"
+#include "kernel/vtime.h"
 #include "kernel/vclock.h"
 #include "kernel/console.h"
 #include "kernel/shell.h"
@@ -120,6 +121,7 @@ int ktest_run(const char *spec)
 	kprintf("ktest: %d passed, %d failed\n", passed, failed);
 	if (vclock_present)
 		kprintf("ktest: %lu k guest instructions on all harts\n", all_harts_kinsns() - k0);
+	vtime_totals();
 	return failed;
 }
 

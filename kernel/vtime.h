@@ -127,6 +127,10 @@ void vtime_set_lookahead(uint64_t (*fn)(unsigned from, unsigned to));
  * core that has waited VTIME_STALL_POLLS looks in a row without moving prints it once). */
 void vtime_dump(void);
 
+/* The whole machine's jumps, looks that could not move, WFIs and wake-ups: what virtual time
+ * costs the host (ktest prints it after its summary). */
+void vtime_totals(void);
+
 /* Messages posted after their receiver had looked past their arrival, and by how much. */
 void vtime_late_totals(uint64_t *late, uint64_t *late_ns);
 
