@@ -86,6 +86,15 @@ struct vtime_core {
 
 static struct vtime_core vt[MOSAIC_MAX_HARTS];
 
+/* A core that takes part in time: present and not failed. */
+static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED; }
+
+/* The live cores, listed once by vtime_start (a hart fails only during bring-up, before
+ * it): a look reads every other core's bound, and the list spares it testing every hart's state
+ * (it skips itself only where its own bound would be the lowest). */
+static uint16_t live_cores[MOSAIC_MAX_HARTS];
+static unsigned live_count;
+
 /* The NoC's minimum latency from one core to another: set by the NoC (vtime_set_lookahead). */
 static uint64_t (*lookahead)(unsigned from, unsigned to);
 
@@ -98,9 +107,9 @@ void vtime_set_lookahead(uint64_t (*fn)(unsigned from, unsigned to)) { lookahead
 static uint64_t least_latency_to[MOSAIC_MAX_HARTS];
 static bool least_latency_ready[MOSAIC_MAX_HARTS];
 
-static uint64_t least_latency(unsigned me)
+static uint64_t least_latency_compute(unsigned me)
 {
-	if (!least_latency_ready[me]) {
+	{
 		uint64_t least = UINT64_MAX;
 		for (unsigned c = 0; c < hart_count; c++)
 			if (c != me && lookahead && lookahead(c, me) < least)
@@ -109,6 +118,12 @@ static uint64_t least_latency(unsigned me)
 		least_latency_ready[me] = lookahead != 0; /* before the NoC sets it: compute again */
 	}
 	return least_latency_to[me];
+}
+
+/* Inline: every look and every check of a blocker asks for it. */
+static inline uint64_t least_latency(unsigned me)
+{
+	return __builtin_expect(least_latency_ready[me], 1) ? least_latency_to[me] : least_latency_compute(me);
 }
 
 static uint64_t insns_of(unsigned core)
@@ -153,6 +168,10 @@ void vtime_start(void)
 		vt[c].blocker = UINT32_MAX;
 	}
 	vt[this_cpu()].skip = 0;
+	live_count = 0;
+	for (unsigned c = 0; c < hart_count; c++)
+		if (live(c))
+			live_cores[live_count++] = (uint16_t)c;
 	__atomic_store_n(&vtime_active, true, __ATOMIC_RELEASE);
 	kprintf("mosaic: virtual time: one clock per core, %lu ns per instruction, %s synchronisation\n",
 		vtime_ns_per_insn, vtime_lax ? "lax" : "conservative");
@@ -222,9 +241,6 @@ static uint64_t floor_seen;
 
 uint64_t vtime_floor_ns(void) { return __atomic_load_n(&floor_seen, __ATOMIC_ACQUIRE); }
 
-/* A core that takes part in time: present and not failed. */
-static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED; }
-
 /*
  * Whether no message can still arrive here unseen before `target`. A core c can next send
  * from its bound lb(c) on, and a waiting core can be started at once by another through a
@@ -244,13 +260,11 @@ static enum look look_once(unsigned me, uint64_t target)
 	uint64_t latency = least_latency(me), need = target > latency ? target - latency : 0;
 	uint64_t lowest = UINT64_MAX;
 	unsigned lowest_core = UINT32_MAX;
-	for (unsigned c = 0; c < hart_count; c++) {
-		if (c == me || !live(c))
-			continue;
-		uint64_t lb = lower_bound(c);
-		if (lb < lowest) {
+	for (const uint16_t *c = live_cores, *end = live_cores + live_count; c < end; c++) {
+		uint64_t lb = lower_bound(*c);
+		if (lb < lowest && *c != me) {
 			lowest = lb;
-			lowest_core = c;
+			lowest_core = *c;
 		}
 	}
 	vt[me].blocker = lowest_core; /* the first to check next time */
