@@ -109,14 +109,12 @@ static bool least_latency_ready[MOSAIC_MAX_HARTS];
 
 static uint64_t least_latency_compute(unsigned me)
 {
-	{
-		uint64_t least = UINT64_MAX;
-		for (unsigned c = 0; c < hart_count; c++)
-			if (c != me && lookahead && lookahead(c, me) < least)
-				least = lookahead(c, me);
-		least_latency_to[me] = least == UINT64_MAX ? 0 : least;
-		least_latency_ready[me] = lookahead != 0; /* before the NoC sets it: compute again */
-	}
+	uint64_t least = UINT64_MAX;
+	for (unsigned c = 0; c < hart_count; c++)
+		if (c != me && lookahead && lookahead(c, me) < least)
+			least = lookahead(c, me);
+	least_latency_to[me] = least == UINT64_MAX ? 0 : least;
+	least_latency_ready[me] = lookahead != 0; /* before the NoC sets it: compute again */
 	return least_latency_to[me];
 }
 
