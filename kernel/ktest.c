@@ -1,6 +1,7 @@
 /* The ktest runner: finds registered tests by suite and prints one line per test. */
 #include "kernel/ktest.h"
 #include "kernel/vtime.h"
+#include "kernel/smp.h"
 #include "kernel/vclock.h"
 #include "kernel/console.h"
 #include "kernel/shell.h"
@@ -121,6 +122,7 @@ int ktest_run(const char *spec)
 	kprintf("ktest: %d passed, %d failed\n", passed, failed);
 	if (vclock_present)
 		kprintf("ktest: %lu k guest instructions on all harts\n", all_harts_kinsns() - k0);
+	smp_print_wakeups();
 	vtime_totals();
 	return failed;
 }

@@ -153,6 +153,17 @@ unsigned smp_bring_up(uint64_t timeout_ms)
 	return online;
 }
 
+void smp_print_wakeups(void)
+{
+	uint64_t wfis = 0, timer_irqs = 0, ipis = 0;
+	for (unsigned cpu = 0; cpu < hart_count; cpu++) {
+		wfis += harts[cpu].wfi_count;
+		timer_irqs += harts[cpu].timer_irqs;
+		ipis += harts[cpu].ipis_received;
+	}
+	kprintf("harts: WFIs=%lu timer interrupts=%lu IPIs=%lu\n", wfis, timer_irqs, ipis);
+}
+
 SHELL_CMD(harts, "harts", "list every hart: state, check-in time, interrupts taken")
 {
 	if (argc != 1)

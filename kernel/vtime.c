@@ -700,20 +700,17 @@ void vtime_late_totals(uint64_t *late, uint64_t *late_ns)
 
 void vtime_totals(void)
 {
-	uint64_t jumps = 0, polls = 0, running = 0, torn = 0, wfis = 0, timer_irqs = 0, ipis = 0;
+	if (!vtime_active)
+		return;
+	uint64_t jumps = 0, polls = 0, running = 0, torn = 0;
 	for (unsigned c = 0; c < hart_count; c++) {
 		jumps += vt[c].jumps;
 		polls += vt[c].polls;
 		running += vt[c].polls_running;
 		torn += vt[c].torn;
-		wfis += harts[c].wfi_count;
-		timer_irqs += harts[c].timer_irqs;
-		ipis += harts[c].ipis_received;
 	}
-	if (vtime_active)
-		kprintf("vtime: jumps=%lu looks that could not move=%lu (blocker running: %lu) read again=%lu\n", jumps,
-			polls, running, torn);
-	kprintf("harts: WFIs=%lu timer interrupts=%lu IPIs=%lu\n", wfis, timer_irqs, ipis);
+	kprintf("vtime: jumps=%lu looks that could not move=%lu (blocker running: %lu) read again=%lu\n", jumps, polls,
+		running, torn);
 }
 
 void vtime_dump(void)

@@ -127,8 +127,8 @@ void vtime_set_lookahead(uint64_t (*fn)(unsigned from, unsigned to));
  * core that has waited VTIME_STALL_POLLS looks in a row without moving prints it once). */
 void vtime_dump(void);
 
-/* The whole machine's jumps, looks that could not move, WFIs and wake-ups: what virtual time
- * costs the host (ktest prints it after its summary). */
+/* The whole machine's jumps and looks that could not move: what the synchronisation costs the
+ * host, beside smp_print_wakeups (ktest prints both after its summary; nothing when off). */
 void vtime_totals(void);
 
 /* Messages posted after their receiver had looked past their arrival, and by how much. */
