@@ -54,7 +54,7 @@ BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns p
 /* The same when the core that blocks it waits: it is nudged instead, so this is only a safety net.
  * It was 1000 us, and on the noc ktests (64 harts) two thirds of all looks were these timers
  * firing in long but legitimate waits (the blocker's bound rising in steps that did not reach
- * the waiter's need): 7.5 s of host time against 3.3 s with 20 ms, the same virtual times. */
+ * the waiter's need): 7.5 s of host time against 3.3 s with 20 ms (docs/time.md). */
 #define VTIME_NUDGED_POLL_US 20000
 #define VTIME_OBSERVER_POLL_US 1000 /* the same for an idle core whose observer waits for the machine */
 #define VTIME_STALL_POLLS 50000 /* looks in a row without moving after which a core reports the clocks once */
