@@ -56,8 +56,10 @@ KERNEL_DIRS := arch/riscv kernel kernel/msg kernel/dispatch kernel/alloc kernel/
 SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 
-# make qemu, qemu-gdb and run boot on per-core virtual clocks unless VTIME=0 (docs/time.md); a
-# vtime=0 in BOOTARGS still wins, since the last of a repeated boot argument counts
+# Every boot runs on per-core virtual clocks (the kernel's default, vtime=1) unless VTIME=0, which
+# boots without the vclock plugin and with vtime=0 (mosaic-run adds it; docs/time.md). For make
+# qemu, qemu-gdb and run it is said outright; a vtime=0 in BOOTARGS still wins, since the last of a
+# repeated boot argument counts
 VTIME_BOOTARG := $(if $(filter 0,$(VTIME)),,vtime=1 )
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
@@ -294,9 +296,9 @@ help:
 	@echo "                  (needs ACCEL=single: QEMU refuses -icount with multi-threaded TCG)"
 	@echo "  MESH=WxH        NoC mesh geometry, W*H = HARTS (default: the most square, W >= H)"
 	@echo "  MEM=256M        guest memory"
-	@echo "  VTIME=1         1: make qemu, qemu-gdb and run boot with vtime=1, every core its own clock;"
+	@echo "  VTIME=1         1: every boot (qemu, run, test, mosaic-run) on per-core virtual clocks;"
 	@echo "                  0: the machine's serial clock, without the vclock plugin (docs/time.md);"
-	@echo "                  tests, benchmarks and mosaic-run choose their clock themselves (vtime_sync=1: lax)"
+	@echo "                  benchmarks run the clocks they name; vtime_sync=1 in BOOTARGS: lax"
 	@echo "  TIMEOUT=120     make run: seconds before QEMU is killed (status 124)"
 	@echo "  GDBPORT=$(GDBPORT)   GDB stub port (default depends on your uid)"
 	@echo "  PYTEST_ARGS=... extra pytest arguments for make test, e.g. '-k boot -x'"

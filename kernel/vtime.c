@@ -41,11 +41,11 @@
 #include "lib/bits.h"
 #include "lib/atomic.h"
 
-uint64_t vtime_enabled;
+uint64_t vtime_enabled = 1; /* on by default since 2026-11-26; vtime=0 keeps the serial clock */
 uint64_t vtime_lax;
 uint64_t vtime_ns_per_insn = 1;
 bool vtime_active;
-BOOTARG_U64("vtime", vtime_enabled, 0, 1, "1: every core keeps its own virtual clock (needs the vclock plugin)");
+BOOTARG_U64("vtime", vtime_enabled, 0, 1, "1 (default): every core keeps its own virtual clock (needs the vclock plugin); 0: the machine's serial clock");
 BOOTARG_U64("vtime_sync", vtime_lax, 0, 1, "virtual time: 0 conservative synchronisation, 1 lax (nobody waits)");
 BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns per instruction (1: 1 GHz, 1 IPC)");
 

@@ -138,6 +138,8 @@ def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", i
         cmd += vclock_arguments()
     if watch:
         cmd += memwatch_arguments(watch)
+    if not vclock:
+        bootargs = ("vtime=0 " + bootargs).strip()  # the serial clock, said outright (the kernel's default is 1)
     if icount:
         bootargs = (bootargs + " icount=1").strip()  # tell the kernel its clock is exact
     cmd += ["-append", bootargs]

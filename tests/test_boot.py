@@ -85,7 +85,8 @@ def test_a_stopped_script_stops_its_qemu():
     from conftest import ROOT
     marker = f"stopmark{time.monotonic_ns()}"
     run = subprocess.Popen(["python3", str(ROOT / "scripts" / "mosaic-run"), "--harts", "2", "--bootargs",
-                            f'shell=0 cmd="sleep 600000;help {marker}"'], stdout=subprocess.DEVNULL,
+                            # the serial clock: on the cores' own clocks an idle machine's sleep is over at once
+                            f'shell=0 vtime=0 cmd="sleep 600000;help {marker}"'], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
 
     def qemus():

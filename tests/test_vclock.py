@@ -84,6 +84,7 @@ def test_clear_errors_when_the_plugin_cannot_load(monkeypatch, tmp_path):
     with pytest.raises(mosaiclib.VclockError, match="no TCG plugin support"):
         mosaiclib.qemu_command(harts=2, vclock=True)
     assert "-plugin" not in mosaiclib.qemu_command(harts=2, vclock=False)
+    assert "vtime=0" in mosaiclib.qemu_command(harts=2, vclock=False)[-1]  # said outright: the kernel's default is 1
 
 
 @pytest.mark.parametrize("harts,icount", [(4, False), (4, True), (128, False)])

@@ -15,7 +15,7 @@ from .plan import Boot
 
 def run_boot(b, args):
     """Boots one configuration and parses its ALLOCJOB, ALLOCRUN and PROPBENCH lines; says what went wrong."""
-    bootargs = ("vtime=1 " + b.bootargs) if args.clock == "virtual" else b.bootargs
+    bootargs = ("vtime=1 " if args.clock == "virtual" else "vtime=0 ") + b.bootargs
     cmd = mosaiclib.qemu_command(kernel=args.kernel, harts=b.harts, bootargs=bootargs, icount=True)
     log = args.logs / f"alloc-{b.id}.log"
     r = mosaiclib.run_qemu(cmd, timeout=args.timeout, log_path=log)

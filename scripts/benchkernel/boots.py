@@ -10,7 +10,7 @@ import mosaiclib
 from .summary import FREE_NOC, add_free_noc, summarise, tasks_summary
 
 PREFIX = "bench-kernel: "
-CLOCK_BOOTARGS = {"virtual": "vtime=1", "serial": ""}
+CLOCK_BOOTARGS = {"virtual": "vtime=1", "serial": "vtime=0"}
 
 
 def run_once(kernel, harts, timeout, log, command, prefix=PREFIX, bootargs=""):
