@@ -310,7 +310,8 @@ static void progress(unsigned me, struct endpoint *ep)
 	r = ep->recv_head;
 	while (r) {
 		struct msg_request *next = r->next;
-		if (match_unhandled(ep, r, mailbox_first(me, r, now)) || match_mailbox(me, r, now))
+		/* the mailbox's first match bounds the unhandled queue's: looked up only if that queue holds any */
+		if ((ep->uh_head && match_unhandled(ep, r, mailbox_first(me, r, now))) || match_mailbox(me, r, now))
 			queue_remove(&ep->recv_head, &ep->recv_tail, prev, r);
 		else
 			prev = r;
