@@ -40,6 +40,25 @@ static unsigned parent_of(const struct msg_group *g, const uint16_t *tiles, cons
 	return g->tree_root; /* not reached: the root is closer than any other member */
 }
 
+/* This member's children, the one with the tallest subtree first (then by rank). Its
+ * message is the last to come up and the first that must go down: a down pass sends to
+ * it first and an up pass receives from it last, so the tree's critical path holds one
+ * message per level, not every sibling's (a 128-core barrier: docs/noc.md). */
+static void order_children(struct msg_group *g, const uint16_t *height)
+{
+	g->nchildren = 0;
+	for (unsigned r = 0; r < g->n; r++) {
+		if (r == g->tree_root || g->parent[r] != g->rank)
+			continue;
+		unsigned i = g->nchildren++;
+		while (i > 0 && height[g->children[i - 1]] < height[r]) {
+			g->children[i] = g->children[i - 1];
+			i--;
+		}
+		g->children[i] = (uint16_t)r;
+	}
+}
+
 /* Builds the tree: each member's parent is, among the members closer to the root,
  * the one fewest hops away (then the one nearest the root, then the lowest rank). The
  * tree is built over tiles: several members on one tile (tasks time-sliced on a core,
@@ -66,17 +85,21 @@ static void build_tree(struct msg_group *g)
 			       : lead != r	 ? (uint16_t)lead
 						 : (uint16_t)parent_of(g, tiles, grid, dist, r);
 	}
-	g->nchildren = 0;
 	g->depth = 0;
+	uint16_t height[MOSAIC_MAX_HARTS]; /* each member's subtree height in edges */
+	for (unsigned r = 0; r < g->n; r++)
+		height[r] = 0;
 	for (unsigned r = 0; r < g->n; r++) {
-		if (r != g->tree_root && g->parent[r] == g->rank)
-			g->children[g->nchildren++] = (uint16_t)r;
 		unsigned d = 0;
-		for (unsigned x = r; x != g->tree_root; x = g->parent[x])
+		for (unsigned x = r; x != g->tree_root; x = g->parent[x]) {
 			d++;
+			if (height[g->parent[x]] < d)
+				height[g->parent[x]] = (uint16_t)d;
+		}
 		if (d > g->depth)
 			g->depth = (uint16_t)d;
 	}
+	order_children(g, height);
 }
 
 int msg_group_init(struct msg_group *g, const uint16_t *cores, unsigned n)

@@ -16,10 +16,7 @@ int coll_send(struct msg_group *g, unsigned rank, int tag, const void *buf, uint
 	const uint8_t *p = buf;
 	do {
 		uint32_t piece = len > NOC_MAX_BODY ? NOC_MAX_BODY : (uint32_t)len;
-		struct msg_request req;
-		int e = msg_isend_typed(g->type, g->cores[rank], tag, p, piece, false, &req);
-		if (!e)
-			e = msg_wait(&req, 0);
+		int e = msg_send_typed(g->type, g->cores[rank], tag, p, piece); /* its fast path when nothing is queued */
 		if (e)
 			return e;
 		p += piece;
@@ -33,11 +30,8 @@ int coll_recv(struct msg_group *g, unsigned rank, int tag, void *buf, uint64_t l
 	uint8_t *p = buf;
 	do {
 		uint32_t piece = len > NOC_MAX_BODY ? NOC_MAX_BODY : (uint32_t)len;
-		struct msg_request req;
 		struct msg_status st;
-		int e = msg_irecv_typed(g->type, g->cores[rank], tag, p, piece, &req);
-		if (!e)
-			e = msg_wait(&req, &st);
+		int e = msg_recv_typed(g->type, g->cores[rank], tag, p, piece, &st);
 		if (!e && st.len != piece)
 			e = -EINVAL;
 		if (e)
@@ -86,7 +80,7 @@ static unsigned subtree(unsigned n, unsigned v) { return v ? min_u(v & -v, n - v
 int barrier_tree(struct msg_group *g)
 {
 	int tag = coll_next_tag(g), e = 0;
-	for (unsigned c = 0; c < g->nchildren && !e; c++)
+	for (unsigned c = g->nchildren; c-- > 0 && !e;) /* the tallest subtree last: group.h */
 		e = coll_recv(g, g->children[c], tag, 0, 0);
 	if (!e && g->rank != g->tree_root) {
 		e = coll_send(g, g->parent[g->rank], tag, 0, 0);
@@ -193,7 +187,7 @@ int reduce_tree(struct msg_group *g, unsigned root, const int64_t *in, int64_t *
 	int tag = coll_next_tag(g), e = two_vectors(in, bytes, &acc, &tmp);
 	if (e)
 		return e;
-	for (unsigned c = 0; c < g->nchildren && !e; c++) {
+	for (unsigned c = g->nchildren; c-- > 0 && !e;) { /* the tallest subtree last: group.h */
 		e = coll_recv(g, g->children[c], tag, tmp, bytes);
 		if (!e)
 			coll_combine(acc, tmp, count, op);

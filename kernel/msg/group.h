@@ -39,7 +39,7 @@ struct msg_group {
 	uint16_t type;          /* traffic class: MSG_TYPE_COLL, or MSG_TYPE_USER_COLL for a user task's group */
 	uint16_t cores[MOSAIC_MAX_HARTS];
 	uint16_t parent[MOSAIC_MAX_HARTS]; /* rank of each rank's parent (tree_root: itself) */
-	uint16_t children[MOSAIC_MAX_HARTS];
+	uint16_t children[MOSAIC_MAX_HARTS]; /* the tallest subtree first: down passes send in this order, up passes receive in reverse */
 };
 
 enum msg_op { MSG_OP_SUM = 1, MSG_OP_MIN, MSG_OP_MAX };
