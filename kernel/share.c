@@ -183,11 +183,11 @@ bool share_msg_news(void)
 	return sc && sc->cur >= 0 && __atomic_load_n(&sc->inbox, __ATOMIC_RELAXED);
 }
 
-void share_msg_blocked(uint64_t ns)
+void share_msg_blocked(uint64_t since_ns)
 {
 	struct slot *s = running();
 	if (s && s->ep && mine()->g->wait == SHARE_WAIT_SLEEP)
-		s->t_in += ns; /* a sleeping waiter is not busy: the jump of the clock is no CPU time */
+		s->t_in += vtime_now_ns() - since_ns; /* a sleeping waiter is not busy: the jump of the clock is no CPU time */
 }
 
 /* ---- switching ---- */

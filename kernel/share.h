@@ -156,8 +156,9 @@ bool share_msg_news(void);
  * woke asks this: the event need not be its own, and the task it is for runs only if the
  * waiter gives the core back. */
 bool share_msg_others(void);
-/* The running task waited ns of its core's clock in a message wait: CPU time unless it sleeps. */
-void share_msg_blocked(uint64_t ns);
+/* The running task waited in a message wait since `since_ns` on its core's clock: CPU time
+ * unless it sleeps. The clock is read only for such a task (this sits on every wait's end). */
+void share_msg_blocked(uint64_t since_ns);
 /* The job context of the task running on this core, if it is a task of a job's part. */
 const struct job_ctx *share_job_ctx(void);
 /* 1 + the core whose heap account a task of a job's part is charged to (its first core, so

@@ -206,9 +206,11 @@ static uint64_t next_event(unsigned c)
 static inline uint64_t lower_bound(unsigned c)
 {
 	const struct vtime_core *v = &vt[c];
-	uint64_t bound;
-	if (!__atomic_load_n(&v->waiting, __ATOMIC_ACQUIRE)) {
-		bound = *v->count * vtime_ns_per_insn + v->skip;
+	uint64_t bound, skip = 0;
+	bool running = !__atomic_load_n(&v->waiting, __ATOMIC_ACQUIRE);
+	if (running) {
+		skip = v->skip;
+		bound = *v->count * vtime_ns_per_insn + skip;
 	} else {
 		uint64_t start = __atomic_load_n(&v->wait_start, __ATOMIC_RELAXED);
 		uint64_t own = __atomic_load_n(&v->own_next, __ATOMIC_RELAXED);
@@ -220,7 +222,10 @@ static inline uint64_t lower_bound(unsigned c)
 	 * stamped time (vtime_stamp), and one read after it finds the stamp set (or the
 	 * hand-over already noted) */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	uint64_t stamp = __atomic_load_n(&v->stamp, __ATOMIC_RELAXED);
+	uint64_t stamp = __atomic_load_n(&v->stamp, __ATOMIC_ACQUIRE);
+	int64_t moved = running ? (int64_t)(v->skip - skip) : 0; /* skips wrap: their difference does not */
+	if (moved < 0)
+		bound -= (uint64_t)-moved; /* put back meanwhile (resume_at): the count read holds with the lower skip */
 	return stamp < bound ? stamp : bound; /* a hand-over in progress carries an older time */
 }
 
@@ -406,14 +411,34 @@ uint64_t vtime_hold_begin(void)
 	return now;
 }
 
+/*
+ * Ends a wait or a hold at clock t: the core runs again from exactly t, and the cores blocked
+ * on it are woken to poll its rising bound. The wake-ups are the synchronisation's work, not
+ * the simulated machine's, so their instructions are taken back like the wait's own (at a
+ * barrier's root they were one IPI per blocked core, on the tree's critical path). Meanwhile
+ * the core is published as running but capped at t, as a stamp caps it (vtime_stamp): a look
+ * during the wake-ups may not read the clock they run up, which is put back after them. A
+ * look that read the skip before it was put back and the stamp after it was lifted would
+ * combine the two: lower_bound reads the skip again after the stamp and keeps the lower.
+ */
+static void resume_at(unsigned me, struct vtime_core *v, uint64_t t)
+{
+	set_clock(v, t);
+	bool cap = !v->stamp_depth; /* an outer stamp is older than t and caps the bound already */
+	if (cap)
+		__atomic_store_n(&v->stamp, t, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&v->waiting, 0, __ATOMIC_SEQ_CST);
+	wake_waiters(me, UINT64_MAX); /* it was published as waiting: those blocked on it sleep till told */
+	set_clock(v, t);
+	if (cap)
+		__atomic_store_n(&v->stamp, UINT64_MAX, __ATOMIC_SEQ_CST);
+}
+
 void vtime_hold_end(uint64_t held)
 {
 	if (!held)
 		return;
-	struct vtime_core *v = &vt[this_cpu()];
-	set_clock(v, held);
-	__atomic_store_n(&v->waiting, 0, __ATOMIC_SEQ_CST);
-	wake_waiters(this_cpu(), UINT64_MAX); /* it was published as waiting: those blocked on it sleep till told */
+	resume_at(this_cpu(), &vt[this_cpu()], held);
 }
 
 uint64_t vtime_wait_clock(void)
@@ -429,10 +454,8 @@ uint64_t vtime_wait_clock(void)
 void vtime_wait_end_active(void)
 {
 	struct vtime_core *v = &vt[this_cpu()];
-	uint64_t t = v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start;
-	set_clock(v, t); /* the wait's own instructions are taken back */
-	__atomic_store_n(&v->waiting, 0, __ATOMIC_SEQ_CST);
-	wake_waiters(this_cpu(), UINT64_MAX); /* its bound now rises with its clock: they poll it */
+	/* the wait's own instructions are taken back; its bound now rises with its clock: they poll it */
+	resume_at(this_cpu(), v, v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start);
 }
 
 static void looked(struct vtime_core *v, uint64_t t)

@@ -414,7 +414,7 @@ static bool wait_until_done(unsigned id, bool (*done)(void *), void *arg, bool i
 			seen = now_seen;
 		}
 		vtime_wait_end();
-		share_msg_blocked(vtime_now_ns() - blocked_from);
+		share_msg_blocked(blocked_from);
 	}
 }
 
@@ -477,7 +477,8 @@ int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, st
 	/* taking the oldest arrival now is right only if nothing older can still come */
 	vtime_settle();
 	uint64_t now = noc_now_ns();
-	if (!ep->recv_head && (match_unhandled(ep, req, mailbox_first(me, req, now)) || match_mailbox(me, req, now)))
+	if (!ep->recv_head && ((ep->uh_head && match_unhandled(ep, req, mailbox_first(me, req, now))) ||
+			       match_mailbox(me, req, now)))
 		return 0;
 	queue_append(&ep->recv_head, &ep->recv_tail, req);
 	return 0;
@@ -598,8 +599,15 @@ int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, str
 	struct endpoint *ep = &endpoints[me];
 	if (!ep->recv_head && !ep->uh_head && (src == MSG_ANY_SOURCE || valid_core(src)) &&
 	    (tag >= 0 || tag == MSG_ANY_TAG) && (buf || !cap)) {
-		vtime_settle(); /* nothing that arrives earlier can still come */
-		int e = recv_direct(me, type, src, tag, buf, cap, st);
+		/* A visible message from a named source is final without the settle: the messages of
+		 * one pair arrive in the order they were sent (noc_hw_send), so nothing that arrives
+		 * earlier can still come from that source, and no other source matches. */
+		bool named = src != MSG_ANY_SOURCE;
+		int e = named ? recv_direct(me, type, src, tag, buf, cap, st) : -EAGAIN;
+		if (e == -EAGAIN && (!named || vtime_active)) {
+			vtime_settle(); /* nothing that arrives earlier can still come */
+			e = recv_direct(me, type, src, tag, buf, cap, st);
+		}
 		if (e != -EAGAIN)
 			return e;
 	}
