@@ -216,11 +216,20 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	slot->order = mb->next_order++;
 	slot->used = true;
 	mb->used++;
-	vtime_note_send(td, deliver);
+	/* The core to tell is the one that hosts dst now, read again under the lock: a task moved
+	 * between cores (kernel/share.c) is placed at its new core before it looks at its mailbox
+	 * there, so either that look (under this lock, after us) finds the message, or this read
+	 * finds the new core. The core read at the start told the old one, and the task slept
+	 * through its message on the new one (an oversubscribed job's collectives hung so on the
+	 * serial clock, where no poll looks again; docs/balancing.md). */
+	unsigned tell = noc_ep_tile(dst);
+	if (tell == NOC_EP_NONE)
+		tell = td; /* released meanwhile: the message is dropped with its endpoint */
+	vtime_note_send(tell, deliver);
 	vtime_stamp_done();
-	__atomic_fetch_add(&noc_mailboxes[td].events, 1, __ATOMIC_RELEASE); /* the core's signal, for both channels */
+	__atomic_fetch_add(&noc_mailboxes[tell].events, 1, __ATOMIC_RELEASE); /* the core's signal, for both channels */
 	spin_unlock(&mb->lock, s);
-	noc_wake(td);
+	noc_wake(tell);
 	noc_core_stats[ts].sent++;
 	noc_core_stats[ts].bytes_sent += len;
 	if (r2)
