@@ -28,12 +28,12 @@
 #include "drivers/noc/noc_ep.h"
 #include "lib/atomic.h"
 
-/* Off by default: on the serial clock under host load, round-robin with spin hung a job's
- * collectives in 2 of 16 boots with it on and 0 of 16 with it off; not understood yet
- * (docs/balancing.md). Under vtime=1 no hang in 42 boots; make bench-balance turns it on. */
-uint64_t share_move_in_wait;
+/* On by default since 2026-11-26. It was off while moves inside waits hung round-robin with
+ * spin on the serial clock (2 of 16 boots under host load): a send told the core its
+ * destination had left (drivers/noc/noc.c, noc_hw_send), fixed; docs/balancing.md. */
+uint64_t share_move_in_wait = 1;
 BOOTARG_U64("share_move_in_wait", share_move_in_wait, 0, 1,
-	    "1: the balancers may move a job's task while it is switched out inside a message wait");
+	    "1 (default): the balancers may move a job's task while it is switched out inside a message wait; 0: only at the U-mode edge");
 
 uint64_t share_balance_us = SHARE_BALANCE_US_DEFAULT;
 BOOTARG_U64("share_balance_us", share_balance_us, 1000, 10000000,
