@@ -11,6 +11,7 @@
 #include "kernel/kthread.h"
 #include "kernel/alloc/alloc.h"
 #include "kernel/alloc/user_job.h"
+#include "kernel/share.h"
 
 volatile bool background_enabled;
 
@@ -24,8 +25,10 @@ bool background_work(void)
 {
 	if (!background_enabled)
 		return false;
-	if (!hart_call_pending())
+	if (!hart_call_pending()) {
 		msg_idle_purge(); /* user messages reaching a core with no task are stale (a task may be on its way) */
+		share_idle_purge(); /* so are a share group's records that came after its end here */
+	}
 	return master_serve_one() || alloc_step() || user_job_reap() || dispatcher_run_one(this_cpu()) ||
 	       kthread_run_one() || (this_cpu() == boot_cpu && !this_hart()->utask && hart_run_call());
 }

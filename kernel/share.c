@@ -180,7 +180,7 @@ bool share_msg_others(void)
 bool share_msg_news(void)
 {
 	struct share_core *sc = mine();
-	return sc && sc->cur >= 0 && __atomic_load_n(&sc->inbox, __ATOMIC_RELAXED);
+	return sc && sc->cur >= 0 && share_has_news(sc);
 }
 
 void share_msg_blocked(uint64_t since_ns)
@@ -518,9 +518,10 @@ static void wait_for(struct share_core *sc, bool (*ready)(struct share_core *))
 	struct noc_mailbox *mb = &noc_mailboxes[this_cpu()];
 	vtime_wait_begin();
 	while (!ready(sc)) {
-		uint64_t wake = 0;
+		uint64_t wake = 0, balance_next;
 		uint32_t nudges = vtime_nudges();
-		if (vtime_idle(UINT64_MAX, UINT64_MAX, &wake))
+		balance_here(&balance_next); /* a task handed to this core arrives then: it must look */
+		if (vtime_idle(balance_next, UINT64_MAX, &wake))
 			continue;
 		/* the NoC wakes a sleeping core for a message or credit to any endpoint it hosts or
 		 * hosted: such a hand-over lowers its bound, and it must look again to forget it
@@ -595,6 +596,7 @@ static void core_main(void *arg)
 	sc->host_stack_top = h->kstack_top;
 	sc->cur = -1;
 	share_cores[this_cpu()] = sc;
+	share_balance_drain(); /* an earlier group's records that came after it ended here */
 	irq_enable();
 	if (g->eps)
 		open_endpoints(sc);
@@ -611,6 +613,7 @@ static void core_main(void *arg)
 			wait_for(sc, can_run); /* every task here sleeps at the barrier, or none is left */
 	}
 	share_cores[this_cpu()] = 0;
+	share_balance_drain();
 	vtime_advance_to(__atomic_load_n(&g->over_ns, __ATOMIC_ACQUIRE)); /* it learns of the end no earlier */
 	if (g->core_end)
 		g->core_end(g, sc->index); /* last: the group may be freed from here on */
@@ -681,6 +684,9 @@ static int prepare(struct share_group *g)
 	memset(g->core_failed, 0, sizeof g->core_failed);
 	memset(g->core_exit, 0, sizeof g->core_exit);
 	g->lock = (struct spinlock){0};
+	static uint32_t serials;
+	g->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
+	g->balance_sent = g->balance_dropped = 0;
 	g->arrived = g->gen = g->ended = g->migrations = g->moves_in_wait = g->barriers = 0;
 	g->over_ns = 0;
 	g->arrive_max = g->release_ns = 0;

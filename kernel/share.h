@@ -77,6 +77,8 @@ struct share_group {
 	/* out */
 	struct share_task tasks[SHARE_TASKS_MAX];
 	uint64_t run_ns;     /* from the common start to the end of the last task (cores' own clocks) */
+	uint32_t serial;     /* this group among the boot's groups: its balancer's messages carry it */
+	uint32_t balance_sent, balance_dropped; /* the balancer's messages sent, and not sent for want of a credit (atomic) */
 	uint32_t migrations; /* tasks moved between cores */
 	uint32_t moves_in_wait; /* ... of them while switched out inside a message wait */
 	uint32_t barriers;   /* barriers released */
@@ -116,6 +118,9 @@ int share_place_parse(const char *w);
 /* The first n online pico-kernels other than the calling core (a group's default cores);
  * how many there are. */
 unsigned share_idle_picos(uint16_t *cores, unsigned n);
+/* Drops the share balancer's messages that reached this core after its group ended here
+ * (the idle loop asks; a few loads when there are none). */
+void share_idle_purge(void);
 
 /* True while the calling core time-slices tasks and one of them is running. */
 bool share_active(void);

@@ -4,6 +4,7 @@
 #define KERNEL_SHARE_INTERNAL_H
 
 #include "kernel/share.h"
+#include "kernel/msg/msg.h"
 
 #define SHARE_TABLE (2 * SHARE_MAX) /* room for tasks in transit beyond SHARE_MAX */
 
@@ -35,9 +36,15 @@ struct slot {
 	bool msg_seen_here; /* ... and it looked on this core (false after a move: run it once) */
 	uint64_t away_ns;  /* core clock spent switched out inside its current kernel call */
 	/* the balancer: CPU time and clock when this core began to measure it; moves */
-	uint64_t mark_cpu, mark_ns, handover_ns;
+	uint64_t mark_cpu, mark_ns;
 	uint32_t moved_period; /* the balance period of its last move (+1; 0: never) */
-	struct slot *next_in; /* in a core's inbox */
+};
+
+/* One core's record as the balancer's gossip carries it (share_balance.c). */
+struct share_view {
+	uint32_t period;         /* the period of its core that made it, + 1 (0: no record known) */
+	uint16_t speed_permille; /* its tasks' mean speed then */
+	uint16_t ntasks;         /* its tasks then */
 };
 
 struct share_core {
@@ -50,21 +57,30 @@ struct share_core {
 	void *host_stack_base;
 	uint64_t host_stack_top;
 	uint64_t slice_end, next_check; /* core clock; machine ticks */
-	/* the balancer (share_balance.c) */
+	/* the balancer (share_balance.c): what this core knows, from its own measures and the
+	 * records the others sent it; only this core reads or writes these */
 	uint32_t period;           /* balance periods this core ended */
 	uint64_t period_end;       /* core clock */
-	struct slot *inbox;        /* tasks handed to this core (pushed by others, atomic) */
-	uint32_t pull_from;        /* 1 + a core index that asked this core for a task (atomic), 0: none */
-	uint64_t pull_ns;          /* the latest clock of such a request (atomic max): served no earlier */
-	uint32_t speed_permille;   /* published: its tasks' mean speed in the last period */
-	uint32_t published_n;      /* published: its tasks then */
+	uint32_t speed_permille;   /* its tasks' mean speed in the last period */
+	uint32_t pull_from;        /* 1 + the index of a core that asked it for a task, 0: none */
+	struct share_view view[SHARE_CORES_MAX]; /* every core's latest record it knows (its own too) */
 };
+
+/* The balancer's messages: kernel traffic between the cores of a share group (the kernel's
+ * other protocol types are in kernel/kcall.h and kernel/alloc/proto.h). */
+#define MSG_TYPE_BALANCE (MSG_TYPE_KERNEL + 5)
 
 extern struct share_core *share_cores[MOSAIC_MAX_HARTS];
 
 /* The balancer's step in a core's scheduler loop (host context, interrupts on). */
 void share_balance_step(struct share_core *sc);
-/* Whether the balancer has something for a core that would otherwise sleep. */
+/* Whether the balancer has something for a core that would otherwise sleep: a message. */
 bool share_has_news(struct share_core *sc);
+/* Whether a balancer message has arrived here; *next_ns (if asked) gets the arrival of the
+ * first one still in flight, which a waiting core must wake for (a task handed to it). */
+bool balance_here(uint64_t *next_ns);
+/* Drops the balancer's messages that reached this core (a group's start and end). */
+void share_balance_drain(void);
+
 
 #endif

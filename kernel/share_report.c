@@ -51,8 +51,9 @@ void share_report(const struct share_group *g, const char *who, bool quiet)
 	kprintf("SHAREJSON {\"who\":\"%s\",\"program\":\"%s\",\"arg\":%lu,\"ntasks\":%u,\"ncores\":%u,\"wait\":\"%s\","
 		"\"place\":\"%s\",\"slice_us\":%lu,\"balance_us\":%lu,\"clock\":\"%s\",\"run_ns\":%lu,\"speed_min\":%lu,"
 		"\"speed_max\":%lu,\"speed_mean\":%lu,\"migrations\":%u,\"moves_in_wait\":%u,\"task_moves\":%lu,\"barriers\":%u,"
-		"\"ok\":%s}\n",
+		"\"balance_messages\":%u,\"balance_dropped\":%u,\"ok\":%s}\n",
 		who, g->name, g->arg, g->ntasks, g->ncores, share_wait_names[g->wait], share_place_names[g->place],
 		share_slice_us, share_balance_us, vtime_active ? "virtual" : "serial", g->run_ns, lo, hi,
-		sum / g->ntasks, g->migrations, g->moves_in_wait, moves, g->barriers, bad ? "false" : "true");
+		sum / g->ntasks, g->migrations, g->moves_in_wait, moves, g->barriers, g->balance_sent, g->balance_dropped,
+		bad ? "false" : "true");
 }

@@ -458,6 +458,15 @@ int msg_isend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t l
 	return 0;
 }
 
+/* A receive of this type is already posted (it goes first). */
+static bool earlier_recv_of_type(const struct endpoint *ep, uint16_t type)
+{
+	for (const struct msg_request *r = ep->recv_head; r; r = r->next)
+		if (r->type == type)
+			return true;
+	return false;
+}
+
 int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_request *req)
 {
 	if (!req)
@@ -473,12 +482,14 @@ int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, st
 	*req = (struct msg_request){.kind = MSG_REQ_RECV, .state = MSG_REQ_PENDING, .type = type, .rbuf = buf,
 				    .len = cap, .match = {.src = src, .tag = tag, .type = type,
 							  .session = session_for(ep, type)}};
-	/* only the oldest posted receive may take a message at once: keep the post order */
+	/* only the oldest posted receive that could take the same messages may take one at once:
+	 * keep the post order (a receive of another type never matches the same message, so a
+	 * task's kernel call waiting for its reply does not hold back its core's other traffic) */
 	/* taking the oldest arrival now is right only if nothing older can still come */
 	vtime_settle();
 	uint64_t now = noc_now_ns();
-	if (!ep->recv_head && ((ep->uh_head && match_unhandled(ep, req, mailbox_first(me, req, now))) ||
-			       match_mailbox(me, req, now)))
+	if (!earlier_recv_of_type(ep, type) && ((ep->uh_head && match_unhandled(ep, req, mailbox_first(me, req, now))) ||
+						 match_mailbox(me, req, now)))
 		return 0;
 	queue_append(&ep->recv_head, &ep->recv_tail, req);
 	return 0;
@@ -764,6 +775,34 @@ bool msg_maybe_pending(uint16_t type)
 {
 	unsigned me = self_for(type);
 	return endpoints[me].uh_kind[type % UH_KINDS] || ep_has_mail(me, type);
+}
+
+bool msg_type_here(uint16_t type, uint64_t *next_ns)
+{
+	unsigned me = self_for(type);
+	const struct endpoint *ep = &endpoints[me];
+	*next_ns = UINT64_MAX;
+	if (ep->uh_kind[type % UH_KINDS])
+		for (const struct unhandled_msg *u = ep->uh_head; u; u = u->next)
+			if (u->h.type == type)
+				return true;
+	if (!ep_has_mail(me, type))
+		return false;
+	struct noc_mailbox *mb = noc_mailbox_of(me, type);
+	uint64_t now = vtime_wait_clock();
+	bool found = false;
+	uint64_t s = spin_lock(&mb->lock);
+	for (uint64_t bits = mb->used_mask; bits && !found; bits &= bits - 1) {
+		const struct noc_header *h = &mb->slots[lowest_bit(bits)].h;
+		if (h->type != type)
+			continue;
+		if (h->t_deliver_ns <= now)
+			found = true;
+		else if (h->t_deliver_ns < *next_ns)
+			*next_ns = h->t_deliver_ns;
+	}
+	spin_unlock(&mb->lock, s);
+	return found;
 }
 
 bool msg_credit_waiters(void)

@@ -131,6 +131,11 @@ unsigned msg_pending_sources(uint16_t type, uint64_t sources[MOSAIC_MAX_HARTS / 
 /* False only if no message of `type` is waiting here, in the queue or the mailbox (a hint
  * that costs a few loads: idle loops ask it before they probe). */
 bool msg_maybe_pending(uint16_t type);
+/* True exactly if a message of `type` has arrived here (in the queue, or visible in the
+ * mailbox at the clock this core's wait decides on); *next_ns gets the arrival of the first
+ * one still in flight (UINT64_MAX: none). It looks at each message: for a wait that must not
+ * wake for other traffic. */
+bool msg_type_here(uint16_t type, uint64_t *next_ns);
 
 /* Whether a sender waits for a credit on this core's kernel channel (a hint, no lock). */
 bool msg_credit_waiters(void);
