@@ -34,6 +34,7 @@
 #include "kernel/bootargs.h"
 #include "kernel/vtime.h"
 #include "kernel/errno.h"
+#include "kernel/panic.h"
 #include "kernel/msg/msg.h"
 #include "drivers/noc/noc_ep.h"
 #include "lib/atomic.h"
@@ -144,6 +145,7 @@ static void adopt(struct share_core *sc, struct slot *s)
 	s->msg_seen_here = false;
 	s->mark_cpu = s->task->cpu_ns;
 	s->mark_ns = vtime_now_ns();
+	ASSERT(sc->n < SHARE_TABLE); /* the table holds the whole group */
 	sc->slots[sc->n++] = s;
 }
 
@@ -235,16 +237,16 @@ static void period_end(struct share_core *sc, uint64_t now)
 
 static struct balance_msg received[MOSAIC_MAX_HARTS]; /* per core: too large for a scheduler's stack */
 
-/* Takes every balancer message that has arrived by this core's clock: records into its
- * view, the latest request for a task, and tasks while its table has room (the rest wait in
- * the mailbox). Messages of an earlier group are dropped. */
+/* Takes every balancer message that has arrived by this core's clock: views into its own,
+ * the latest request for a task, and the tasks handed to it (its table holds the whole group).
+ * Messages of an earlier group are dropped. */
 static void take_messages(struct share_core *sc)
 {
 	static const int tags[] = {BALANCE_VIEW, BALANCE_PULL, BALANCE_TASK};
 	struct balance_msg *m = &received[this_cpu()];
 	for (unsigned t = 0; t < sizeof tags / sizeof tags[0]; t++) {
 		struct msg_status st;
-		while ((tags[t] != BALANCE_TASK || sc->n < SHARE_TABLE) && balance_here(0) &&
+		while (balance_here(0) &&
 		       msg_tryrecv_typed(MSG_TYPE_BALANCE, MSG_ANY_SOURCE, tags[t], m, sizeof *m, &st) == 0) {
 			if (st.len < BALANCE_HEAD_BYTES || m->serial != sc->g->serial || m->from >= sc->g->ncores)
 				continue;
@@ -298,6 +300,5 @@ void share_balance_step(struct share_core *sc)
 
 bool share_has_news(struct share_core *sc)
 {
-	/* a full table leaves the tasks handed to it in the mailbox: those are no news yet */
-	return sc->g->place != SHARE_PLACE_PINNED && sc->n < SHARE_TABLE && balance_here(0);
+	return sc->g->place != SHARE_PLACE_PINNED && balance_here(0);
 }

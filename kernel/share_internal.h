@@ -6,7 +6,11 @@
 #include "kernel/share.h"
 #include "kernel/msg/msg.h"
 
-#define SHARE_TABLE (2 * SHARE_MAX) /* room for tasks in transit beyond SHARE_MAX */
+/* A core's table holds every task of its group if it must: round-robin hands tasks on blindly,
+ * and tasks that wait in the kernel (share_move_in_wait=0) stay, so one core may collect most of
+ * them. With less room, the tasks handed to a full core waited in its mailbox while the ones it
+ * held waited for their messages: a 20-task stencil on 16 cores stopped so (a table of 16). */
+#define SHARE_TABLE SHARE_TASKS_MAX
 
 struct trap_frame;
 extern uint64_t share_move_in_wait; /* boot argument (share_balance.c) */
