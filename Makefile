@@ -64,7 +64,7 @@ VTIME_BOOTARG := $(if $(filter 0,$(VTIME)),,vtime=1 )
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
 
-.PHONY: sim bench-sim all deps check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance prof clean help
+.PHONY: sim bench-sim all deps check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance bench-vtime prof clean help
 
 all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
 
@@ -212,6 +212,9 @@ bench-coll: all
 bench-balance: all
 	python3 scripts/bench-balance
 
+bench-vtime: all
+	python3 scripts/bench-vtime
+
 bench-alloc: all
 	python3 scripts/bench-alloc --clock serial
 	python3 scripts/bench-alloc --clock virtual
@@ -275,6 +278,8 @@ help:
 	@echo "                  and 20 on 16, pinned / round-robin / speed"
 	@echo "                  balancing x spin / yield / sleep barriers (virtual clock, ~10 min)"
 	@echo "                  -> build/bench/balance.json, balance.png; scripts/bench-balance --quick"
+	@echo "  make bench-vtime the host time virtual time costs: ktest=all at 128 harts on the serial clock, with the"
+	@echo "                  plugin only, conservative and lax (about 3 minutes; idle host) -> build/bench/vtime.json"
 	@echo "  make prof CMD='...'  guest instructions of one shell command by kernel function and hart (QEMU"
 	@echo "                  exec trace, -icount) -> build/prof/prof.json; PROF_ARGS='--marked --per N --hart C'"
 	@echo "  make sim        build the deterministic protocol simulator $(SIM) for the host"
