@@ -154,7 +154,8 @@ void share_note_kcall(uint64_t t0_ns);
  * another core while it is switched out here.
  */
 bool share_msg_wait(uint32_t seen, bool movable);
-/* True if a task was handed to this core while its tasks wait (the waiter looks up). */
+/* True if the balancer has a message for this core while its tasks wait: a task handed to it,
+ * a request, a view (the waiter gives the core to the scheduler, which takes them). */
 bool share_msg_news(void);
 /* True if another task of this core could do something now (the core's event count moved
  * since it looked: a message or a credit may be its). A lone waiter that the core's events
