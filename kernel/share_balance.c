@@ -10,8 +10,9 @@
  * its own clock), their mean and its task count make its record. Each monitor keeps the
  * latest record of every core it has heard of (its view: soft state) and gossips: every
  * period it sends its whole view to one other core, index + 2^j for j = period mod
- * ceil(log2 C), so a record reaches every core of C within ceil(log2 C) periods (as in a
- * dissemination barrier) for one message per core and period; a receiver keeps, for each
+ * ceil(log2 C), so a record reaches every core of C in about ceil(log2 C) periods (as in a
+ * dissemination barrier, exactly so if the periods ended in step) for one message per core
+ * and period; a receiver keeps, for each
  * core, the newer of its record and the one it got. Sending each record to every other
  * core instead took C - 1 messages per core and period, and on the serial clock, where
  * every core's work adds up, a 20-task stencil on 16 cores ran at under half its speed.
