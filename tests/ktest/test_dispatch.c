@@ -555,7 +555,13 @@ static void periodic_body(struct ktest_ctx *kt)
 	kprintf("ktest:   %d runs, period %lu us, widest gap %lu us, all in %lu us\n", PERIODIC_RUNS,
 		timer_ticks_to_us(period), timer_ticks_to_us(widest), timer_ticks_to_us(span));
 
-	/* cancelled from outside while it waits for its next period */
+	/* cancelled from outside while it waits for its next period: it must be seen waiting, which
+	 * lax synchronisation does not let happen (nobody waits: the idle core runs from one release
+	 * to the next as fast as the host goes) */
+	if (vtime_active && vtime_lax) {
+		kprintf("ktest:   the cancel while it waits: skipped under lax synchronisation (vtime_sync=1)\n");
+		return;
+	}
 	t = &t_per[1];
 	uint64_t long_period = timer_us_to_ticks(50000);
 	KT_ASSERT_EQ(task_init(t, nop, 0, 0), 0);
