@@ -222,7 +222,7 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	 * finds the new core. The core read at the start told the old one, and the task slept
 	 * through its message on the new one (an oversubscribed job's collectives hung so on the
 	 * serial clock, where no poll looks again; docs/balancing.md). */
-	unsigned tell = noc_ep_tile(dst);
+	unsigned tell = dst < NOC_EP_VIRT_BASE ? td : noc_ep_tile(dst); /* a core never moves */
 	if (tell == NOC_EP_NONE)
 		tell = td; /* released meanwhile: the message is dropped with its endpoint */
 	vtime_note_send(tell, deliver);
