@@ -32,6 +32,7 @@
  */
 #include "kernel/share_internal.h"
 #include "kernel/hart.h"
+#include "kernel/domain.h"
 #include "kernel/bootargs.h"
 #include "kernel/vtime.h"
 #include "kernel/errno.h"
@@ -245,10 +246,11 @@ static void take_messages(struct share_core *sc)
 {
 	static const int tags[] = {BALANCE_VIEW, BALANCE_PULL, BALANCE_TASK};
 	struct balance_msg *m = &received[this_cpu()];
+	if (!balance_here(0))
+		return; /* the common case, without a receive per tag */
 	for (unsigned t = 0; t < sizeof tags / sizeof tags[0]; t++) {
 		struct msg_status st;
-		while (balance_here(0) &&
-		       msg_tryrecv_typed(MSG_TYPE_BALANCE, MSG_ANY_SOURCE, tags[t], m, sizeof *m, &st) == 0) {
+		while (msg_tryrecv_typed(MSG_TYPE_BALANCE, MSG_ANY_SOURCE, tags[t], m, sizeof *m, &st) == 0) {
 			if (st.len < BALANCE_HEAD_BYTES || m->serial != sc->g->serial || m->from >= sc->g->ncores)
 				continue;
 			if (tags[t] == BALANCE_VIEW)
@@ -264,14 +266,17 @@ static void take_messages(struct share_core *sc)
 void share_balance_drain(void)
 {
 	struct balance_msg *m = &received[this_cpu()]; /* large enough for any: a smaller one would leave it there */
-	while (balance_here(0) &&
-	       msg_tryrecv_typed(MSG_TYPE_BALANCE, MSG_ANY_SOURCE, MSG_ANY_TAG, m, sizeof *m, 0) != -EAGAIN)
-		;
+	if (balance_here(0))
+		while (msg_tryrecv_typed(MSG_TYPE_BALANCE, MSG_ANY_SOURCE, MSG_ANY_TAG, m, sizeof *m, 0) != -EAGAIN)
+			;
 }
 
 void share_idle_purge(void)
 {
-	if (!share_cores[this_cpu()] && msg_maybe_pending(MSG_TYPE_BALANCE))
+	/* a micro-kernel never joins a group (check_group), and its mailbox is the busiest: the
+	 * idle loop of a master would otherwise look through it on every pass */
+	unsigned me = this_cpu();
+	if (!share_cores[me] && !is_master(me) && msg_maybe_pending(MSG_TYPE_BALANCE))
 		share_balance_drain();
 }
 

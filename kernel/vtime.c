@@ -13,7 +13,7 @@
  * No deadlock: if every core waits, the one whose next event is earliest is always
  * safe (every other lower bound is at least that time); a running core advances by
  * running. A waiting core that is not yet safe sleeps until the core that blocks it is
- * likely to have moved far enough (poll_ticks) or nudges it (wake_waiters).
+ * likely to have moved far enough (next_look_ticks) or nudges it (wake_waiters).
  *
  * Three races are closed on purpose. A core that begins a wait has not yet said what it
  * waits for, and something may already be queued for it: until its first look its
@@ -173,6 +173,12 @@ void vtime_start(void)
 	__atomic_store_n(&vtime_active, true, __ATOMIC_RELEASE);
 	kprintf("mosaic: virtual time: one clock per core, %lu ns per instruction, %s synchronisation\n",
 		vtime_ns_per_insn, vtime_lax ? "lax" : "conservative");
+}
+
+/* The clock a wait leaves its core at: where it began, or where it jumped to since. */
+static inline uint64_t wait_leaves_at(const struct vtime_core *v)
+{
+	return v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start;
 }
 
 /* Sets this core's clock to exactly t (forward or, to take back a wait's own instructions, back). */
@@ -369,7 +375,7 @@ static bool block_on(unsigned me, uint64_t target, bool *blocker_runs)
  * switch. Capped so that a core whose blocker sleeps in a wait the clock does not see (it counts
  * as running) still looks every VTIME_RUNNING_POLL_MAX_US.
  */
-static uint64_t poll_ticks(unsigned me, uint64_t target)
+static uint64_t running_poll_ticks(unsigned me, uint64_t target)
 {
 	uint64_t us = VTIME_POLL_US;
 	unsigned b = vt[me].blocker;
@@ -381,6 +387,13 @@ static uint64_t poll_ticks(unsigned me, uint64_t target)
 			us = gap_us < VTIME_RUNNING_POLL_MAX_US ? gap_us : VTIME_RUNNING_POLL_MAX_US;
 	}
 	return timer_us_to_ticks(us);
+}
+
+/* The machine time at which a core that may not move yet looks again: after the missing time's
+ * worth of instructions if its blocker runs, else only as a safety net (it is nudged). */
+static uint64_t next_look_ticks(unsigned me, uint64_t target, bool blocker_runs)
+{
+	return timer_now() + (blocker_runs ? running_poll_ticks(me, target) : timer_us_to_ticks(VTIME_NUDGED_POLL_US));
 }
 
 void vtime_wait_begin_active(void)
@@ -448,14 +461,14 @@ uint64_t vtime_wait_clock(void)
 	const struct vtime_core *v = &vt[this_cpu()];
 	if (!__atomic_load_n(&v->waiting, __ATOMIC_ACQUIRE))
 		return vtime_now_virtual();
-	return v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start;
+	return wait_leaves_at(v);
 }
 
 void vtime_wait_end_active(void)
 {
 	struct vtime_core *v = &vt[this_cpu()];
 	/* the wait's own instructions are taken back; its bound now rises with its clock: they poll it */
-	resume_at(this_cpu(), v, v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start);
+	resume_at(this_cpu(), v, wait_leaves_at(v));
 }
 
 static void looked(struct vtime_core *v, uint64_t t)
@@ -530,7 +543,7 @@ static void forget_looked_notes(struct vtime_core *v)
 		return;
 	__atomic_store_n(&v->noted_next, UINT64_MAX, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) != v->notes_looked)
-		atomic_min_u64(&v->noted_next, v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start);
+		atomic_min_u64(&v->noted_next, wait_leaves_at(v));
 }
 
 static bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, uint64_t next_ns, uint64_t observer_ns,
@@ -603,7 +616,7 @@ static bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, 
 	v->polls_running += blocker_runs;
 	if (++v->polls_in_a_row == VTIME_STALL_POLLS)
 		stall_report(me, target);
-	*wake_ticks = timer_now() + (blocker_runs ? poll_ticks(me, target) : timer_us_to_ticks(VTIME_NUDGED_POLL_US));
+	*wake_ticks = next_look_ticks(me, target, blocker_runs);
 	return false;
 }
 
@@ -619,7 +632,7 @@ void vtime_settle_active(void)
 		if (!block_on(me, now, &blocker_runs))
 			break;
 		v->polls++;
-		uint64_t wake = timer_now() + (blocker_runs ? poll_ticks(me, now) : timer_us_to_ticks(VTIME_NUDGED_POLL_US));
+		uint64_t wake = next_look_ticks(me, now, blocker_runs);
 		WAIT_UNTIL(vtime_nudges() != nudges, wake);
 	}
 	vtime_wait_end();
