@@ -63,6 +63,7 @@ struct hart {
 	uint64_t timer_irqs;
 	uint64_t ext_irqs;
 	uint64_t wfi_count;
+	uint64_t lock_sleeps; /* of the WFIs: asleep waiting for a spinlock (no interrupt taken after it) */
 	uint64_t timer_deadline; /* what the hart's timer is armed for (UINT64_MAX: nothing) */
 	int start_error; /* SBI error of hart_start, 0 if fine */
 	struct utask *utask; /* the user task running on this hart, or NULL */

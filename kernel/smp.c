@@ -155,13 +155,14 @@ unsigned smp_bring_up(uint64_t timeout_ms)
 
 void smp_print_wakeups(void)
 {
-	uint64_t wfis = 0, timer_irqs = 0, ipis = 0;
+	uint64_t wfis = 0, lock_sleeps = 0, timer_irqs = 0, ipis = 0;
 	for (unsigned cpu = 0; cpu < hart_count; cpu++) {
 		wfis += harts[cpu].wfi_count;
+		lock_sleeps += harts[cpu].lock_sleeps;
 		timer_irqs += harts[cpu].timer_irqs;
 		ipis += harts[cpu].ipis_received;
 	}
-	kprintf("harts: WFIs=%lu timer interrupts=%lu IPIs=%lu\n", wfis, timer_irqs, ipis);
+	kprintf("harts: WFIs=%lu (asleep on a lock %lu) timer interrupts=%lu IPIs=%lu\n", wfis, lock_sleeps, timer_irqs, ipis);
 }
 
 SHELL_CMD(harts, "harts", "list every hart: state, check-in time, interrupts taken")

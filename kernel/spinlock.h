@@ -1,10 +1,11 @@
 /*
  * Locks for the few pieces of state that harts share (the console, the page
- * allocator). Holding one disables interrupts on this hart so a trap handler can
- * never wait for a lock its own hart holds. A waiter that does not get the lock
- * quickly sleeps in WFI for a few microseconds between attempts: under QEMU's
+ * allocator, the NoC's mailboxes). Holding one disables interrupts on this hart so a
+ * trap handler can never wait for a lock its own hart holds. A waiter that does not
+ * get the lock quickly sleeps in WFI until the holder hands it on: under QEMU's
  * single-threaded TCG a spinning hart keeps the host CPU for its whole time slice
- * and stalls every other hart, the lock holder included.
+ * and stalls every other hart, the lock holder included (spinlock.c says why the
+ * hand-over is an IPI and not a timer).
  */
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
@@ -14,35 +15,50 @@
 #include "arch/riscv/csr.h"
 #include "kernel/hart.h"
 
+/* The lock word: free, held, or held with sleeping waiters (whom its unlock must wake). */
+#define SPIN_FREE 0
+#define SPIN_HELD 1
+#define SPIN_HELD_WAITERS 2
+
 struct spinlock {
-	volatile uint32_t locked;
+	volatile uint32_t locked; /* SPIN_* */
 	int owner_cpu; /* -1 when free; shows GDB who holds it */
 	const char *name;
+	uint64_t sleepers[MOSAIC_MAX_HARTS / 64]; /* cores asleep waiting for it (atomic bits) */
 };
 
-#define SPINLOCK_INIT(n) {.locked = 0, .owner_cpu = -1, .name = (n)}
+#define SPINLOCK_INIT(n) {.locked = SPIN_FREE, .owner_cpu = -1, .name = (n), .sleepers = {0}}
 
-static inline bool spin_trylock_raw(struct spinlock *l)
+/* Waits for the lock, spinning briefly and then asleep (spinlock.c). `mark_lost`: the caller's
+ * swap found the lock held with sleepers and overwrote that mark, which it must put back. */
+void spin_lock_slow(struct spinlock *l, bool mark_lost);
+
+/* Takes the lock without touching the interrupt state. A swap, not a compare-and-swap (one
+ * instruction on the message path): when it overwrites "held with waiters", the slow path
+ * puts the mark back before the holder can miss it for good (spinlock.c). */
+static inline void spin_lock_raw(struct spinlock *l)
 {
-	return __atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE) == 0;
+	uint32_t old = __atomic_exchange_n(&l->locked, SPIN_HELD, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(old != SPIN_FREE, 0))
+		spin_lock_slow(l, old == SPIN_HELD_WAITERS);
 }
+
+/* Wakes one core asleep waiting for l (spinlock.c). */
+void spin_wake_sleeper(struct spinlock *l);
 
 static inline void spin_unlock_raw(struct spinlock *l)
 {
 	l->owner_cpu = -1;
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	if (__builtin_expect(__atomic_exchange_n(&l->locked, SPIN_FREE, __ATOMIC_ACQ_REL) == SPIN_HELD_WAITERS, 0))
+		spin_wake_sleeper(l);
 }
-
-/* Waits for the lock (spinning briefly, then backing off into WFI). */
-void spin_lock_slow(struct spinlock *l);
 
 /* Takes the lock with this hart's interrupts off; returns the previous interrupt state.
  * The uncontended path is inline: it sits on the message path. */
 static inline uint64_t spin_lock(struct spinlock *l)
 {
 	uint64_t s = irq_save();
-	if (__builtin_expect(!spin_trylock_raw(l), 0))
-		spin_lock_slow(l);
+	spin_lock_raw(l);
 	struct hart *h = this_hart();
 	l->owner_cpu = h ? (int)h->cpu : -1;
 	return s;

@@ -33,6 +33,13 @@
 #define csr_write(csr, val) __asm__ volatile("csrw " #csr ", %0" ::"rK"((uint64_t)(val)) : "memory")
 #define csr_set(csr, val) __asm__ volatile("csrs " #csr ", %0" ::"rK"((uint64_t)(val)) : "memory")
 #define csr_clear(csr, val) __asm__ volatile("csrc " #csr ", %0" ::"rK"((uint64_t)(val)) : "memory")
+/* Clears the bits and returns the register's value before. */
+#define csr_read_clear(csr, val)                                                                  \
+	({                                                                                        \
+		uint64_t __old;                                                                   \
+		__asm__ volatile("csrrc %0, " #csr ", %1" : "=r"(__old) : "rK"((uint64_t)(val)) : "memory"); \
+		__old;                                                                            \
+	})
 
 static inline uint64_t read_time(void) { return csr_read(time); }
 static inline uint64_t read_instret(void) { return csr_read(instret); }

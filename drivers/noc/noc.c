@@ -51,8 +51,16 @@ struct noc_core_stats noc_core_stats[MOSAIC_MAX_HARTS];
 static uint64_t last_delivery_ns[NOC_ENDPOINTS][NOC_ENDPOINTS];
 static uint32_t next_seq[NOC_ENDPOINTS][NOC_ENDPOINTS];
 
-/* The link table is the network's shared state: one lock books a whole route atomically. */
-static struct spinlock net_lock = SPINLOCK_INIT("noc-links");
+/*
+ * The link table is the network's shared state. Each link has a lock of its own, and a route
+ * is booked one link at a time, holding one link's lock at once (so no order among them is
+ * needed). It was one lock for the whole table until 2026-11-26: every send of the machine
+ * took it while holding its destination's mailbox lock, and whenever QEMU preempted its
+ * holder every other sender stopped on it with a mailbox locked, and every core polling those
+ * mailboxes stopped behind them (on `ktest=coll` at 128 harts, 60 % of the cores asleep
+ * on a lock were waiting for a holder that was itself asleep on a lock; docs/time.md).
+ */
+static struct spinlock link_locks[MESH_MAX_LINKS];
 
 /* The least time a message from `from` can take to reach `to`: virtual time's lookahead. */
 static uint64_t min_latency(unsigned from, unsigned to) { return noc_model_ns(mesh_hops(from, to), 0); }
@@ -83,6 +91,8 @@ const char *noc_init(void)
 		if (e)
 			return e;
 	}
+	for (unsigned i = 0; i < MESH_MAX_LINKS; i++)
+		link_locks[i] = (struct spinlock)SPINLOCK_INIT("noc-link");
 	vtime_set_lookahead(min_latency);
 	return bad;
 }
@@ -105,18 +115,24 @@ uint64_t noc_model_ns(unsigned hops, uint32_t len) { return noc_timing_latency(&
  * be dropped. On the serial clock every core's next send is at the machine's time or later. */
 static uint64_t sending_floor(void) { return vtime_active ? vtime_floor_ns() : timer_now_ns(); }
 
-/* Books the XY route under the network's lock and returns the delivery time;
+/* Books the XY route link by link, each under its lock, and returns the delivery time;
  * *wait_ns gets the time the head spent on busy links. Called with a mailbox lock held,
- * so interrupts are already off: the network's lock is taken without saving them again. */
+ * so interrupts are already off: the link locks are taken without saving them again. */
 static inline uint64_t book_route(unsigned src, unsigned dst, uint32_t flits, uint64_t now, bool xsend,
 				  uint64_t *wait_ns, bool *r3_broken)
 {
-	if (__builtin_expect(!spin_trylock_raw(&net_lock), 0))
-		spin_lock_slow(&net_lock);
-	uint64_t t = noc_timing_book_route(&noc_params.timing, mesh.w, noc_links, src, dst, flits, now, sending_floor,
-					   wait_ns, xsend ? r3_broken : 0);
-	spin_unlock_raw(&net_lock);
-	return t;
+	const struct noc_timing *m = &noc_params.timing;
+	uint64_t t = now + m->t_inject_ns;
+	unsigned w = mesh.w, x = src % w, y = src / w, tx = dst % w, ty = dst / w;
+	*wait_ns = 0;
+	while (x != tx || y != ty) {
+		unsigned link = noc_timing_xy_step(w, &x, &y, tx, ty);
+		struct spinlock *lock = &link_locks[link];
+		spin_lock_raw(lock);
+		t = noc_timing_book_hop(m, &noc_links[link], flits, t, now, sending_floor, wait_ns, xsend ? r3_broken : 0);
+		spin_unlock_raw(lock);
+	}
+	return t + flits * m->t_flit_ns;
 }
 
 void noc_wake(unsigned core)

@@ -8,27 +8,11 @@ unsigned noc_timing_hops(unsigned w, unsigned src, unsigned dst)
 	return distance(src % w, dst % w) + distance(src / w, dst / w);
 }
 
-/* One step of the XY route towards (tx, ty): x first, then y. Returns the link taken
- * from (*x, *y) and moves (*x, *y) to the next tile. */
-static unsigned xy_step(unsigned w, unsigned *x, unsigned *y, unsigned tx, unsigned ty)
-{
-	unsigned from = *y * w + *x;
-	enum noc_dir d;
-	if (*x != tx) {
-		d = tx > *x ? NOC_EAST : NOC_WEST;
-		*x = tx > *x ? *x + 1 : *x - 1;
-	} else {
-		d = ty > *y ? NOC_SOUTH : NOC_NORTH;
-		*y = ty > *y ? *y + 1 : *y - 1;
-	}
-	return from * NOC_DIRS + d;
-}
-
 unsigned noc_timing_route(unsigned w, unsigned src, unsigned dst, unsigned *links, unsigned max)
 {
 	unsigned x = src % w, y = src / w, tx = dst % w, ty = dst / w, n = 0;
 	for (; x != tx || y != ty; n++) {
-		unsigned link = xy_step(w, &x, &y, tx, ty);
+		unsigned link = noc_timing_xy_step(w, &x, &y, tx, ty);
 		if (n < max)
 			links[n] = link;
 	}
@@ -109,21 +93,11 @@ uint64_t noc_timing_book_route(const struct noc_timing *m, unsigned w, struct no
 			       unsigned dst, uint32_t flits, uint64_t now, uint64_t (*floor)(void), uint64_t *waited,
 			       bool *busy)
 {
-	uint64_t hold = flits * m->t_flit_ns, t = now + m->t_inject_ns, wait = 0;
+	uint64_t t = now + m->t_inject_ns, wait = 0;
 	unsigned x = src % w, y = src / w, tx = dst % w, ty = dst / w;
-	while (x != tx || y != ty) {
-		struct noc_link *l = &links[xy_step(w, &x, &y, tx, ty)];
-		if (busy && noc_link_busy_after(l, now))
-			*busy = true;
-		uint64_t start = noc_link_book(l, t, hold, floor);
-		wait += start - t;
-		l->wait_ns += start - t;
-		l->messages++;
-		l->flits += flits;
-		l->busy_ns += hold;
-		t = start + m->t_hop_ns;
-	}
+	while (x != tx || y != ty)
+		t = noc_timing_book_hop(m, &links[noc_timing_xy_step(w, &x, &y, tx, ty)], flits, t, now, floor, &wait, busy);
 	if (waited)
 		*waited = wait;
-	return t + hold;
+	return t + flits * m->t_flit_ns;
 }

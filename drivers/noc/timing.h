@@ -67,6 +67,43 @@ bool noc_link_busy_after(const struct noc_link *l, uint64_t t);
  */
 uint64_t noc_link_book(struct noc_link *l, uint64_t t, uint64_t hold, uint64_t (*floor)(void));
 
+/* One step of the XY route towards (tx, ty): x first, then y. Returns the link taken
+ * from (*x, *y) and moves (*x, *y) to the next tile. */
+static inline unsigned noc_timing_xy_step(unsigned w, unsigned *x, unsigned *y, unsigned tx, unsigned ty)
+{
+	unsigned from = *y * w + *x;
+	enum noc_dir d;
+	if (*x != tx) {
+		d = tx > *x ? NOC_EAST : NOC_WEST;
+		*x = tx > *x ? *x + 1 : *x - 1;
+	} else {
+		d = ty > *y ? NOC_SOUTH : NOC_NORTH;
+		*y = ty > *y ? *y + 1 : *y - 1;
+	}
+	return from * NOC_DIRS + d;
+}
+
+/*
+ * One hop of noc_timing_book_route: the head reaches link l at time t; books its gap, adds
+ * the head's wait to *waited and returns when the head reaches the next link. Inline and
+ * exposed so the kernel can book each link under a lock of its own (drivers/noc/noc.c)
+ * without a call per hop on the message path.
+ */
+static inline uint64_t noc_timing_book_hop(const struct noc_timing *m, struct noc_link *l, uint32_t flits, uint64_t t,
+					   uint64_t now, uint64_t (*floor)(void), uint64_t *waited, bool *busy)
+{
+	uint64_t hold = flits * m->t_flit_ns;
+	if (busy && noc_link_busy_after(l, now))
+		*busy = true;
+	uint64_t start = noc_link_book(l, t, hold, floor);
+	*waited += start - t;
+	l->wait_ns += start - t;
+	l->messages++;
+	l->flits += flits;
+	l->busy_ns += hold;
+	return start + m->t_hop_ns;
+}
+
 /*
  * Books the XY route of a message of `flits` flits sent from src to dst at time now on
  * links[] (indexed by link id): the head reaches the first link after t_inject, waits for
