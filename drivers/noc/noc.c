@@ -334,6 +334,11 @@ void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type)
 
 static uint64_t next_delivery(struct noc_mailbox *mb, uint64_t now)
 {
+	/* an empty mailbox without its lock: every waiting core asks on every pass, and a sender
+	 * preempted while holding the lock stopped them all (a message posted after this read
+	 * bumps the core's events, which its wait reads before asking) */
+	if (!__atomic_load_n(&mb->used_mask, __ATOMIC_ACQUIRE))
+		return UINT64_MAX;
 	uint64_t next, s = spin_lock(&mb->lock);
 	noc_mailbox_find(mb, 0, now, &next);
 	spin_unlock(&mb->lock, s);

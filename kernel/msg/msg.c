@@ -281,7 +281,11 @@ static uint64_t drain_channel(unsigned me, struct endpoint *ep, struct noc_mailb
  * first (it is stale: its task is gone, or it was never addressed to this one). */
 static uint64_t drain_mailbox(unsigned core, unsigned uid)
 {
-	uint64_t next = drain_channel(core, &endpoints[core], &noc_mailboxes[core], false);
+	/* an empty kernel mailbox is skipped without its lock, as the user one below: a message
+	 * posted after this read bumps the core's events, which every waiter read before */
+	struct noc_mailbox *kb = &noc_mailboxes[core];
+	uint64_t next = __atomic_load_n(&kb->used_mask, __ATOMIC_ACQUIRE) ? drain_channel(core, &endpoints[core], kb, false)
+									    : UINT64_MAX;
 	struct noc_mailbox *ub = &noc_user_mailboxes[uid];
 	struct endpoint *uep = &endpoints[uid];
 	if (!__atomic_load_n(&ub->used_mask, __ATOMIC_RELAXED))
