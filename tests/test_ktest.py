@@ -53,6 +53,19 @@ def test_timer_bounds_are_reported(boot):
 
 
 @pytest.mark.parametrize("method", ["aclint-sswi", "sbi"])
+def test_spinlock_contended_by_every_hart(boot, method):
+    """127 harts want one lock while its holder sleeps: they go to sleep on it and each unlock wakes
+    the next by IPI, through either IPI path (kernel/spinlock.c, docs/boot.md "Waiting")."""
+    r = boot(harts=128, bootargs="ktest=spinlock" + (" ipi_sbi=1" if method == "sbi" else ""), timeout=120)
+    assert r.status == 0, r.output
+    assert ktest_summary(r.output) == (1, 0)
+    m = re.search(r"ktest:   (\d+) harts, (\d+) updates, (\d+) sleeps on the lock", r.output)
+    assert m, r.output[-2000:]
+    harts, updates, sleeps = map(int, m.groups())
+    assert harts == 127 and updates == harts * 200 and sleeps > 0
+
+
+@pytest.mark.parametrize("method", ["aclint-sswi", "sbi"])
 def test_ipi_every_pair(boot, method):
     # with ipi_sbi=1 IPIs go through SBI send_ipi, one call per 64-hart window
     r = boot(harts=128, bootargs="ktest=ipi" + (" ipi_sbi=1" if method == "sbi" else ""), timeout=90)
