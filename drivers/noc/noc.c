@@ -57,8 +57,8 @@ static uint32_t next_seq[NOC_ENDPOINTS][NOC_ENDPOINTS];
  * needed). It was one lock for the whole table until 2026-11-26: every send of the machine
  * took it while holding its destination's mailbox lock, and whenever QEMU preempted its
  * holder every other sender stopped on it with a mailbox locked, and every core polling those
- * mailboxes stopped behind them (on `ktest=coll` at 128 harts, 60 % of the cores asleep
- * on a lock were waiting for a holder that was itself asleep on a lock; docs/time.md).
+ * mailboxes stopped behind them (on `ktest=coll` at 128 harts, more than half of the cores
+ * asleep on a lock waited for a holder that was itself asleep on a lock; docs/time.md).
  */
 static struct spinlock link_locks[MESH_MAX_LINKS];
 
