@@ -42,13 +42,10 @@ void spin_wake_sleeper(struct spinlock *l)
 {
 	/* the first sleeper after this core (so that the hand-overs go round), else the first */
 	unsigned self = this_hart() ? this_cpu() : MOSAIC_MAX_HARTS - 1, words = MOSAIC_MAX_HARTS / 64;
-	for (unsigned k = 0; k <= words; k++) {
+	uint64_t after_self = self % 64 == 63 ? 0 : ~0UL << (self % 64 + 1);
+	for (unsigned k = 0; k <= words; k++) { /* this core's word twice: after it first, all of it last */
 		unsigned w = (self / 64 + k) % words;
-		uint64_t bits = __atomic_load_n(&l->sleepers[w], __ATOMIC_ACQUIRE);
-		if (k == 0 && self % 64 != 63)
-			bits &= ~0UL << (self % 64 + 1); /* the first word: only the cores after this one */
-		else if (k == 0)
-			bits = 0;
+		uint64_t bits = __atomic_load_n(&l->sleepers[w], __ATOMIC_ACQUIRE) & (k == 0 ? after_self : ~0UL);
 		if (bits) {
 			ipi_send(w * 64 + lowest_bit(bits), IPI_WAKE);
 			return;

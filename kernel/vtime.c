@@ -89,12 +89,10 @@ static struct vtime_core vt[MOSAIC_MAX_HARTS];
 /* A core that takes part in time: present and not failed. */
 static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED; }
 
-/* The live cores, listed once by vtime_start (a hart fails only during bring-up, before
+/* The live cores' state, listed once by vtime_start (a hart fails only during bring-up, before
  * it): a look reads every other core's bound, and the list spares it testing every hart's state
- * (it skips itself only where its own bound would be the lowest). */
-static uint16_t live_cores[MOSAIC_MAX_HARTS];
-/* the same, as pointers: look_once's loop then does no index arithmetic per core (35
- * instructions a core became 23; at 128 harts a look reads 128 bounds) */
+ * (it skips itself only where its own bound would be the lowest). Pointers, not core numbers:
+ * look_once's loop then does no index arithmetic per core (23 instructions a core, not 35). */
 static struct vtime_core *live_vts[MOSAIC_MAX_HARTS];
 static unsigned live_count;
 
@@ -172,7 +170,7 @@ void vtime_start(void)
 	live_count = 0;
 	for (unsigned c = 0; c < hart_count; c++)
 		if (live(c))
-			live_vts[live_count] = &vt[c], live_cores[live_count++] = (uint16_t)c;
+			live_vts[live_count++] = &vt[c];
 	__atomic_store_n(&vtime_active, true, __ATOMIC_RELEASE);
 	kprintf("mosaic: virtual time: one clock per core, %lu ns per instruction, %s synchronisation\n",
 		vtime_ns_per_insn, vtime_lax ? "lax" : "conservative");

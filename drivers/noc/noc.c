@@ -334,11 +334,8 @@ void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type)
 
 static uint64_t next_delivery(struct noc_mailbox *mb, uint64_t now)
 {
-	/* an empty mailbox without its lock: every waiting core asks on every pass, and a sender
-	 * preempted while holding the lock stopped them all (a message posted after this read
-	 * bumps the core's events, which its wait reads before asking) */
-	if (!__atomic_load_n(&mb->used_mask, __ATOMIC_ACQUIRE))
-		return UINT64_MAX;
+	if (!noc_mailbox_holds_mail(mb))
+		return UINT64_MAX; /* every waiting core asks on every pass: skip the lock */
 	uint64_t next, s = spin_lock(&mb->lock);
 	noc_mailbox_find(mb, 0, now, &next);
 	spin_unlock(&mb->lock, s);
@@ -351,13 +348,13 @@ uint64_t noc_mailbox_next_delivery(unsigned core)
 	 * clock its polls ran up would otherwise be neither visible nor next, and a core waiting
 	 * for it would wait for nothing (bench_coll barrier 64 stalled so without -icount) */
 	uint64_t now = vtime_wait_clock(), k = next_delivery(&noc_mailboxes[core], now), u;
-	if (noc_user_mailboxes[core].used_mask && (u = next_delivery(&noc_user_mailboxes[core], now)) < k)
+	if ((u = next_delivery(&noc_user_mailboxes[core], now)) < k)
 		k = u;
 	if (!noc_ep_reserved())
 		return k; /* the common case: no virtual endpoint anywhere */
 	uint16_t eps[NOC_EP_VIRT_MAX];
 	for (unsigned i = 0, n = noc_ep_hosted(core, eps, NOC_EP_VIRT_MAX); i < n; i++)
-		if (noc_user_mailboxes[eps[i]].used_mask && (u = next_delivery(&noc_user_mailboxes[eps[i]], now)) < k)
+		if ((u = next_delivery(&noc_user_mailboxes[eps[i]], now)) < k)
 			k = u; /* a message on its way to a task time-sliced here */
 	return k;
 }

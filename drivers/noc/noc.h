@@ -98,6 +98,15 @@ static inline struct noc_mailbox *noc_mailbox_of(unsigned ep, uint16_t type)
 {
 	return type & NOC_TYPE_USER ? &noc_user_mailboxes[ep] : &noc_mailboxes[ep];
 }
+/* Whether mailbox mb holds any message, visible or in flight, read without its lock: a hint
+ * that lets pollers skip an empty mailbox. A poller reads its core's `events` first, and a
+ * message posted after this read bumps them, so an empty answer never lets a waiter sleep
+ * through a message (and a sender preempted while holding the lock holds no poller back). */
+static inline bool noc_mailbox_holds_mail(const struct noc_mailbox *mb)
+{
+	return __atomic_load_n(&mb->used_mask, __ATOMIC_RELAXED) != 0;
+}
+
 /* Makes endpoint ep's user mailbox if it has none yet: 0 or -ENOMEM. */
 int noc_user_mailbox_ready(unsigned ep);
 /* The links' bookings and statistics, booked under the NoC's lock (one route at a time). */

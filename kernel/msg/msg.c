@@ -85,7 +85,7 @@ static bool is_user(uint16_t type) { return type & NOC_TYPE_USER; }
 /* Whether the mailbox of `type`'s channel holds anything at all (no lock: a hint). */
 static bool ep_has_mail(unsigned me, uint16_t type)
 {
-	return __atomic_load_n(&noc_mailbox_of(me, type)->used_mask, __ATOMIC_RELAXED) != 0;
+	return noc_mailbox_holds_mail(noc_mailbox_of(me, type));
 }
 
 /* The session a message of `type` sent from this endpoint carries (kernel traffic: none). */
@@ -281,14 +281,11 @@ static uint64_t drain_channel(unsigned me, struct endpoint *ep, struct noc_mailb
  * first (it is stale: its task is gone, or it was never addressed to this one). */
 static uint64_t drain_mailbox(unsigned core, unsigned uid)
 {
-	/* an empty kernel mailbox is skipped without its lock, as the user one below: a message
-	 * posted after this read bumps the core's events, which every waiter read before */
 	struct noc_mailbox *kb = &noc_mailboxes[core];
-	uint64_t next = __atomic_load_n(&kb->used_mask, __ATOMIC_ACQUIRE) ? drain_channel(core, &endpoints[core], kb, false)
-									    : UINT64_MAX;
+	uint64_t next = noc_mailbox_holds_mail(kb) ? drain_channel(core, &endpoints[core], kb, false) : UINT64_MAX;
 	struct noc_mailbox *ub = &noc_user_mailboxes[uid];
 	struct endpoint *uep = &endpoints[uid];
-	if (!__atomic_load_n(&ub->used_mask, __ATOMIC_RELAXED))
+	if (!noc_mailbox_holds_mail(ub))
 		return next;
 	noc_user_discard(uid, uep->session);
 	uint64_t unext = uep->session ? drain_channel(uid, uep, ub, true) : UINT64_MAX;
@@ -325,7 +322,7 @@ static void progress(unsigned me, struct endpoint *ep)
 
 static bool box_visible(struct noc_mailbox *mb, uint64_t now)
 {
-	if (!__atomic_load_n(&mb->used_mask, __ATOMIC_RELAXED))
+	if (!noc_mailbox_holds_mail(mb))
 		return false;
 	uint64_t s = spin_lock(&mb->lock);
 	bool found = noc_mailbox_find(mb, 0, now, 0) != 0;
@@ -893,7 +890,7 @@ uint32_t msg_session(void) { return endpoints[noc_ep_self()].session; }
 void msg_idle_purge(void)
 {
 	unsigned me = this_cpu();
-	if (!endpoints[me].session && __atomic_load_n(&noc_user_mailboxes[me].used_mask, __ATOMIC_RELAXED))
+	if (!endpoints[me].session && noc_mailbox_holds_mail(&noc_user_mailboxes[me]))
 		noc_user_discard(me, 0);
 }
 
