@@ -73,14 +73,18 @@ static bool watch_reported;
 /* True once per stall: the caller prints the report. */
 static bool stalled_now(void)
 {
-	uint64_t events = __atomic_load_n(&progress_events, __ATOMIC_RELAXED), now = timer_now_ns();
-	bool open = __atomic_load_n(&jobs_open, __ATOMIC_RELAXED) > 0, report = false;
+	bool report = false;
 	uint64_t s = spin_lock(&watch_lock);
+	/* read under the lock: the watchdogs of all micro-kernels are released at the same times, and a
+	 * time read before the lock could be older than the one another core has just stored; the
+	 * difference below would then wrap and report a stall right after progress (seen in CI) */
+	uint64_t events = __atomic_load_n(&progress_events, __ATOMIC_RELAXED), now = timer_now_ns();
+	bool open = __atomic_load_n(&jobs_open, __ATOMIC_RELAXED) > 0;
 	if (events != watch_events || !open) {
 		watch_events = events;
 		watch_since_ns = now;
 		watch_reported = false;
-	} else if (!watch_reported && now - watch_since_ns >= watchdog_s * 1000000000) {
+	} else if (!watch_reported && now >= watch_since_ns && now - watch_since_ns >= watchdog_s * 1000000000) {
 		watch_reported = report = true;
 	}
 	spin_unlock(&watch_lock, s);
