@@ -15,6 +15,27 @@
 
 volatile bool background_enabled;
 
+static bool work_ready(unsigned me)
+{
+	return dispatcher_has_ready(me) || kthread_has_ready(me) || (me == boot_cpu && hart_call_pending());
+}
+
+/*
+ * A micro-kernel's polls for kernel calls and protocol messages found nothing, and it is about
+ * to run other work (a task, a kernel thread, a call), which moves its clock on. Under
+ * conservative virtual time "nothing" must hold at its clock first: a sender the emulator has
+ * not run far enough may still post a message that arrives before now, which a parallel
+ * machine would have handed to this poll, not to the one after the work. So it settles (waits
+ * until nothing earlier can come, kernel/vtime.c) and the caller polls again. Only then: a
+ * poll followed by the idle wait needs no settle, since that wait moves the clock only when
+ * it is safe. True if it settled (vtime_poll_settle=0 only counts what the polls miss).
+ */
+static bool micro_kernel_polls_settle(void)
+{
+	unsigned me = this_cpu();
+	return vtime_active && is_master(me) && work_ready(me) && vtime_settle_poll();
+}
+
 /* A waiting kernel call goes first, so it waits for at most one task's run. A micro-kernel
  * takes one turn of its allocation loop next; any core throws away a job report whose task
  * has ended (kernel/alloc/user_job.h). The boot hart, which never sits in the idle
@@ -29,14 +50,18 @@ bool background_work(void)
 		msg_idle_purge(); /* user messages reaching a core with no task are stale (a task may be on its way) */
 		share_idle_purge(); /* so are a share group's records that came after its end here */
 	}
-	return master_serve_one() || alloc_step() || user_job_reap() || dispatcher_run_one(this_cpu()) ||
-	       kthread_run_one() || (this_cpu() == boot_cpu && !this_hart()->utask && hart_run_call());
+	if (master_serve_one() || alloc_step())
+		return true;
+	if (micro_kernel_polls_settle() && (master_serve_one() || alloc_step()))
+		return true;
+	return user_job_reap() || dispatcher_run_one(this_cpu()) || kthread_run_one() ||
+	       (this_cpu() == boot_cpu && !this_hart()->utask && hart_run_call());
 }
 
 /* Whether wait_core's condition holds or work was handed to this core: both are due now. */
 static bool ready_now(unsigned me, bool (*done)(void *), void *arg)
 {
-	return done(arg) || dispatcher_has_ready(me) || kthread_has_ready(me) || (me == boot_cpu && hart_call_pending());
+	return done(arg) || work_ready(me);
 }
 
 /* Whether something wait_core waits for happened since it looked: done, a message, work. */

@@ -641,6 +641,20 @@ void vtime_settle_active(void)
 	looked(v, now);
 }
 
+static uint64_t poll_settle = 1;
+BOOTARG_U64("vtime_poll_settle", poll_settle, 0, 1,
+	    "virtual time: 1 (default) a micro-kernel's polls settle before acting on \"nothing yet\"; "
+	    "0 they do not, and what they miss is counted late (docs/time.md)");
+
+bool vtime_settle_poll_active(void)
+{
+	if (poll_settle)
+		vtime_settle_active();
+	else
+		looked(&vt[this_cpu()], vtime_now_ns());
+	return poll_settle;
+}
+
 void vtime_note_send_active(unsigned dst, uint64_t arrival)
 {
 	struct vtime_core *v = &vt[dst];

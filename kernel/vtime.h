@@ -90,6 +90,13 @@ uint64_t vtime_wait_clock(void);
 void vtime_settle_active(void);
 static inline void vtime_settle(void) { if (vtime_active) vtime_settle_active(); }
 
+/* A micro-kernel's own poll (kernel calls, protocol messages) is about to act on what it found:
+ * settles like vtime_settle and returns true. With the boot argument vtime_poll_settle=0 it
+ * only records the look and returns false, so that a message the poll misses is counted late
+ * (how the gap this closes is measured, docs/time.md). */
+bool vtime_settle_poll_active(void);
+static inline bool vtime_settle_poll(void) { return vtime_active && vtime_settle_poll_active(); }
+
 /* The NoC posted a message to dst arriving at arrival_ns: wakes its lower bound and
  * counts the message late if dst already looked past that time. */
 void vtime_note_send_active(unsigned dst, uint64_t arrival_ns);

@@ -98,6 +98,26 @@ def test_a_shell_timeout_runs_on_the_shell_cores_clock(boot):
     assert "jobs: 1 ended, 0 still in the system" in r.output
 
 
+def test_a_micro_kernels_polls_miss_nothing_before_it_runs_other_work(boot):
+    """A micro-kernel that polls for protocol messages and kernel calls, finds none and goes on to
+    other work (a task: its domain's console lines, say) first settles, so that no message that
+    arrives before its clock can still come (docs/time.md, "Kernel-internal polls"). With
+    vtime_poll_settle=0 it does not, and its polls only record that they looked: the messages they
+    miss then show as late, which is what the default must not have. Under -icount: the same
+    interleaving on every boot, so the count without the settle repeats too."""
+    late = {}
+    for settle in (1, 0):
+        r = boot(harts=36, icount=True, timeout=240,
+                 bootargs=f'vtime=1 vtime_poll_settle={settle} partial_sim=8 alloc_check=1 '
+                          f'cmd="scenario simul 12 36 1000;vtime"')
+        assert r.status == 0, r.output[-2000:]
+        run = json.loads(re.search(r"^ALLOCRUN (\{.*\})$", r.output, re.M).group(1))
+        assert run["ok"] == 12, run
+        late[settle] = tuple(map(int, re.search(r"^vtime: late=(\d+) late_ns=(\d+)$", r.output, re.M).groups()))
+    assert late[1] == (0, 0), late
+    assert late[0][0] > 0, late  # the check can see the gap: polls that do not settle miss messages
+
+
 PROPBENCH_NS = re.compile(r'^PROPBENCH \{"scheme":"(\w+)","w":(\d+),"h":(\d+),[^}]*"ns":(\d+)', re.M)
 
 

@@ -298,9 +298,15 @@ bool alloc_step(void)
 	bool did = false;
 	struct msg_status st;
 	/* the hint first: most passes of an idle loop find no protocol message, and a probe
-	 * would look through the mailbox under its lock to say so */
-	if (msg_maybe_pending(MSG_TYPE_ALLOC) &&
-	    msg_probe_typed(MSG_TYPE_ALLOC, MSG_ANY_SOURCE, MSG_ANY_TAG, false, &st) == 0) {
+	 * would look through the mailbox under its lock to say so. With one, the probe takes the
+	 * oldest arrival from any source, which is right only if nothing older can still come:
+	 * settle first (a no-op on the serial clock), as a task's receive from any source does */
+	bool visible = false;
+	if (msg_maybe_pending(MSG_TYPE_ALLOC)) {
+		vtime_settle_poll();
+		visible = msg_probe_typed(MSG_TYPE_ALLOC, MSG_ANY_SOURCE, MSG_ANY_TAG, false, &st) == 0;
+	}
+	if (visible) {
 		uint8_t *buf = kmalloc(st.len ? st.len : 1);
 		if (!buf)
 			panic("alloc: out of memory for a %u-byte message", st.len);
