@@ -79,15 +79,17 @@ def qemu_supports_plugins():
     return _qemu_has_plugins
 
 
-def vclock_arguments(plugin=VCLOCK_PLUGIN):
-    """QEMU's arguments that load the vclock plugin, or VclockError with a message that says what to do."""
+def vclock_arguments(plugin=VCLOCK_PLUGIN, accel="single"):
+    """QEMU's arguments that load the vclock plugin, or VclockError with a message that says what to do.
+    accel: how QEMU runs the vCPUs ('single' host thread or 'multi'); with one thread the plugin counts
+    inline, without a call per segment (vclock/vclock.c)."""
     if not qemu_supports_plugins():
         raise VclockError("qemu-system-riscv64 has no TCG plugin support (no -plugin option), so it cannot load "
                           "the vclock plugin; use Debian 12's QEMU 7.2, or boot without it (VTIME=0, --no-vclock)")
     if not Path(plugin).exists():
         raise VclockError(f"the vclock plugin {plugin} is not built; run 'make', or boot without it "
                           f"(VTIME=0, --no-vclock)")
-    return ["-plugin", str(plugin)]
+    return ["-plugin", f"{plugin},threads={accel}"]
 
 
 def parse_watch(spec):
@@ -135,7 +137,7 @@ def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", i
     if gdb_port is not None:
         cmd += ["-S", "-gdb", f"tcp::{gdb_port}"]
     if vclock:
-        cmd += vclock_arguments()
+        cmd += vclock_arguments(accel=accel)
     if watch:
         cmd += memwatch_arguments(watch)
     if not vclock:

@@ -51,7 +51,9 @@ def run_mosaic(args, env_vtime=None, timeout=120):
 
 def test_plugin_is_loaded_by_default():
     cmd = run_mosaic(["--harts", "2", "--print-command"])
-    assert f"-plugin {mosaiclib.VCLOCK_PLUGIN}" in cmd.stdout
+    assert f"-plugin {mosaiclib.VCLOCK_PLUGIN},threads=single" in cmd.stdout  # counted inline: one host thread
+    assert f"-plugin {mosaiclib.VCLOCK_PLUGIN},threads=multi" in run_mosaic(
+        ["--harts", "2", "--accel", "multi", "--print-command"]).stdout
     log = ROOT / "build" / "test-logs" / "test_plugin_is_loaded_by_default.log"
     r = run_mosaic(["--harts", "4", "--bootargs", "cmd=vclock", "--log", str(log)])
     out = log.read_text()
@@ -87,9 +89,11 @@ def test_clear_errors_when_the_plugin_cannot_load(monkeypatch, tmp_path):
     assert "vtime=0" in mosaiclib.qemu_command(harts=2, vclock=False)[-1]  # said outright: the kernel's default is 1
 
 
-@pytest.mark.parametrize("harts,icount", [(4, False), (4, True), (128, False)])
-def test_counts_match_the_disassembly(boot, harts, icount):
-    r = boot(harts=harts, bootargs="ktest=vclock", icount=icount, vclock=True, timeout=180)
+# accel "single": the plugin counts inline and calls back once per block; "multi": once per segment
+@pytest.mark.parametrize("harts,icount,accel", [(4, False, "single"), (4, True, "single"), (128, False, "single"),
+                                                (4, False, "multi")])
+def test_counts_match_the_disassembly(boot, harts, icount, accel):
+    r = boot(harts=harts, bootargs="ktest=vclock", icount=icount, vclock=True, accel=accel, timeout=180)
     assert r.status == 0, r.output
     assert ktest_summary(r.output) == (10, 0), r.output
     assert "nothing measured" not in r.output
@@ -112,6 +116,15 @@ def test_counts_match_the_disassembly(boot, harts, icount):
     m = re.search(r"SBI get_spec_version: counted (\d+) = (\d+) in the kernel \+ (\d+) in the firmware", r.output)
     assert int(m.group(2)) == insns_between(s, "vclock_probe_ecall_first", "vclock_probe_ecall_insn") + 2
     assert int(m.group(3)) > 0
+
+
+def test_the_plugin_refuses_an_unknown_argument(tmp_path):
+    cmd = mosaiclib.qemu_command(harts=2, bootargs="shell=0")
+    i = cmd.index("-plugin")
+    cmd[i + 1] = f"{mosaiclib.VCLOCK_PLUGIN},threads=several"
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert "vclock: unknown argument 'threads=several' (takes threads=single or threads=multi" in r.stderr
 
 
 def test_counts_are_identical_across_icount_boots(boot):

@@ -11,9 +11,12 @@
  * it stopped, and the instructions QEMU re-runs after a device access under -icount
  * (in a block that carries no instruction callbacks) are not counted twice.
  *
- * Every segment also stores the new count into the hart's slot (once the kernel named
- * the table), so another hart can read a running hart's count at any time; the read
- * marker only makes the count exact up to the marker itself.
+ * Under single-threaded TCG (argument threads=single) a segment's length is added inline,
+ * without a call, to one counter of the running vCPU, and a callback per block moves it to
+ * the right vCPU when another one starts running; with one thread per vCPU every segment
+ * makes a callback. Either way a hart's slot (once the kernel named the table) is kept
+ * current, per block or per segment, so another hart can read a running hart's count at
+ * any time; the read marker makes the count exact up to the marker itself.
  *
  * Writing guest RAM: 7.2 has no call for it, but RAM is one contiguous host mapping
  * and qemu_plugin_insn_haddr() gives the host address of an instruction's bytes.
@@ -51,17 +54,84 @@ static uint64_t *table;
 #define CB_LEN_MASK 0xffffffffULL
 #define CB_READ (1ULL << 32)
 
-static void on_exec(unsigned int vcpu, void *udata)
+/*
+ * threads=single (QEMU's -accel tcg,thread=single, Mosaic's default): one host thread runs
+ * the vCPUs in turn, so a segment's length can be added inline (no call: QEMU emits the add
+ * into the translated code) to one counter that belongs to whichever vCPU runs. A callback
+ * at every block's start notices when that vCPU changed and moves the counter into the
+ * previous one's count. With one thread per vCPU every segment calls on_exec instead.
+ */
+static bool one_thread;
+static uint64_t running_insns;           /* one_thread: executed by `running` since it began to run */
+static unsigned running = UINT32_MAX;    /* one_thread: whose instructions running_insns holds */
+
+/* Stores vcpu's count into its slot in guest RAM, once the kernel has named the table. */
+static inline void publish(unsigned vcpu, uint64_t n)
 {
-	uint64_t u = (uintptr_t)udata;
-	if (vcpu >= max_vcpus)
-		return;
-	uint64_t n = counts[vcpu].n += u & CB_LEN_MASK;
-	/* published on every segment, not only at a read marker: other harts read this
-	 * slot to learn how far a running hart has got (kernel/vtime.c) */
 	uint64_t *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (t && vcpu < t[VCLOCK_TABLE_NSLOTS_OFF / 8])
 		__atomic_store_n(&t[VCLOCK_TABLE_SLOTS_OFF / 8 + vcpu], n, __ATOMIC_RELAXED);
+}
+
+/* One thread per vCPU: a segment begins. Published on every segment, not only at a read
+ * marker: other harts read this slot to learn how far a running hart has got (kernel/vtime.c). */
+static void on_exec(unsigned int vcpu, void *udata)
+{
+	if (vcpu >= max_vcpus)
+		return;
+	publish(vcpu, counts[vcpu].n += (uintptr_t)udata & CB_LEN_MASK);
+}
+
+/* one_thread: a block begins on vcpu. The vCPU before it stopped at a block's end or at a
+ * trap (the inline adds of the segments it did not reach never ran), so its counter is
+ * exact. Then vcpu's count up to this block is published: a reader sees a running hart at
+ * most one block behind, a lower bound, which is all kernel/vtime.c takes it for. */
+static void on_block(unsigned int vcpu, void *udata)
+{
+	(void)udata;
+	if (vcpu != running) {
+		if (running < max_vcpus) {
+			counts[running].n += running_insns;
+			publish(running, counts[running].n);
+		}
+		running_insns = 0;
+		running = vcpu;
+	}
+	if (vcpu < max_vcpus)
+		publish(vcpu, counts[vcpu].n + running_insns);
+}
+
+/* one_thread: a read marker runs; its count is exact up to and including the marker. A marker
+ * that begins its segment brings that segment's length (1): an inline add on the same
+ * instruction would run only after this callback. */
+static void on_read(unsigned int vcpu, void *udata)
+{
+	running_insns += (uintptr_t)udata & CB_LEN_MASK; /* on_block ran at this block's start: vcpu runs */
+	if (vcpu < max_vcpus)
+		publish(vcpu, counts[vcpu].n + running_insns);
+}
+
+/* Counts the segment first..last of a block (last is a read marker if `read`). */
+static void count_segment(struct qemu_plugin_tb *tb, size_t first, size_t last, bool read)
+{
+	uint64_t len = last + 1 - first;
+	struct qemu_plugin_insn *head = qemu_plugin_tb_get_insn(tb, first), *tail = qemu_plugin_tb_get_insn(tb, last);
+	if (!one_thread) {
+		if (read && first < last) {
+			qemu_plugin_register_vcpu_insn_exec_cb(head, on_exec, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)len);
+			len = 0; /* the marker was counted with its segment: its own callback publishes */
+		}
+		qemu_plugin_register_vcpu_insn_exec_cb(read ? tail : head, on_exec, QEMU_PLUGIN_CB_NO_REGS,
+						       (void *)(uintptr_t)(len | (read ? CB_READ : 0)));
+		return;
+	}
+	if (read && first == last) {
+		qemu_plugin_register_vcpu_insn_exec_cb(tail, on_read, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)len);
+		return;
+	}
+	qemu_plugin_register_vcpu_insn_exec_inline(head, QEMU_PLUGIN_INLINE_ADD_U64, &running_insns, len);
+	if (read)
+		qemu_plugin_register_vcpu_insn_exec_cb(tail, on_read, QEMU_PLUGIN_CB_NO_REGS, 0);
 }
 
 /* The hello marker ran: adopt the table if the kernel prepared it (magic in place). */
@@ -101,6 +171,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	size_t seg_start = 0;
+	if (one_thread)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, 0);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		size_t size = qemu_plugin_insn_size(insn);
@@ -116,27 +188,23 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (i + 1 < n && !decode_ends_segment(w, size))
 			continue;
 		/* the segment seg_start..i: counted on its first instruction, before it runs */
-		uint64_t u = i + 1 - seg_start;
-		bool read = size == 4 && w == VCLOCK_HINT_WORD(VCLOCK_HINT_READ);
-		if (read && i == seg_start) {
-			u |= CB_READ; /* one callback counts, then publishes */
-		} else if (read) {
-			qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, seg_start), on_exec,
-							       QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)u);
-			u = CB_READ; /* the marker itself was counted with its segment */
-			seg_start = i;
-		}
-		qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, seg_start), on_exec,
-						       QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)u);
+		count_segment(tb, seg_start, i, size == 4 && w == VCLOCK_HINT_WORD(VCLOCK_HINT_READ));
 		seg_start = i + 1;
 	}
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
-	if (argc > 0) {
-		fprintf(stderr, "vclock: takes no arguments (got '%s')\n", argv[0]);
-		return -1;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "threads=single") == 0) {
+			one_thread = true;
+		} else if (strcmp(argv[i], "threads=multi") == 0) {
+			one_thread = false;
+		} else {
+			fprintf(stderr, "vclock: unknown argument '%s' (takes threads=single or threads=multi: "
+				"how QEMU runs the vCPUs, -accel tcg,thread=...)\n", argv[i]);
+			return -1;
+		}
 	}
 	if (!info->system_emulation || strcmp(info->target_name, "riscv64") != 0) {
 		fprintf(stderr, "vclock: needs qemu-system-riscv64 (got %s%s)\n", info->target_name,
