@@ -567,6 +567,22 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	return moved;
 }
 
+bool vtime_idle_for_handover(void)
+{
+	unsigned me = this_cpu();
+	struct vtime_core *v = &vt[me];
+	uint64_t bound_before = lower_bound(me);
+	forget_looked_notes(v);
+	__atomic_store_n(&v->own_next, UINT64_MAX, __ATOMIC_SEQ_CST); /* nothing of its own */
+	uint64_t bound_after = lower_bound(me);
+	if (bound_after > bound_before)
+		wake_waiters(me, bound_after);
+	bool looked_at_all = v->notes_known && __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) == v->notes_looked;
+	v->notes_looked = __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST); /* its caller looks after this */
+	v->notes_known = true;
+	return looked_at_all || __atomic_load_n(&v->noted_next, __ATOMIC_SEQ_CST) == UINT64_MAX;
+}
+
 /* vtime_idle's work under virtual time. */
 static bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, uint64_t next_ns, uint64_t observer_ns,
 		      uint64_t *wake_ticks)

@@ -69,6 +69,13 @@ static inline void vtime_wait_begin(void) { if (vtime_active) vtime_wait_begin_a
 bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks);
 void vtime_wait_end_active(void);
 static inline void vtime_wait_end(void) { if (vtime_active) vtime_wait_end_active(); }
+/* Within a wait (vtime_wait_begin) for one hand-over that another core notes to this one (a
+ * task's end) and for nothing of its own: publishes that, and forgets the other hand-overs
+ * noted since the caller last looked at its condition (this wait consumes none of them; kept,
+ * each would hold every other core back at its time). Never moves the clock: the caller takes
+ * the hand-over's time itself (vtime_advance_to). Returns false if a note came after that
+ * look: the caller looks at its condition again before it sleeps. */
+bool vtime_idle_for_handover(void);
 /* A counter that changes (with an IPI_WAKE) when the core this one is blocked on changes its
  * bound: a caller of vtime_idle reads it before and sleeps until it changes or *wake_ticks,
  * then calls vtime_idle again. It may then sleep far longer than a poll (0 when off). */

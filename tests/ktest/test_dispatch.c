@@ -689,6 +689,59 @@ KTEST(dispatch, emitted_task_runs_on_its_core)
 	cleanup(t_emit, MOSAIC_MAX_HARTS);
 }
 
+/* ---- a task that waits for a task ---- */
+
+static struct task t_nest[2];
+
+static int sleeps_on_its_clock(struct task *t)
+{
+	sleep_on_clock_us(t->args[0]);
+	t->result = 5;
+	return TASK_RET_SUCCESS;
+}
+
+static int waits_for_a_task(struct task *t)
+{
+	t->result = task_wait((struct task *)t->args[0]);
+	return TASK_RET_SUCCESS;
+}
+
+/* A task waits (task_wait inside a task: it only sleeps) for a task on another core that sleeps
+ * on its core's clock. Under virtual time the sleeper may jump only when no core can still send
+ * it something earlier, so the waiter must not count as a core that runs at the clock it
+ * stopped at: it was published so, and the sleeper never got through (docs/time.md). */
+static void nest_body(struct ktest_ctx *kt)
+{
+	struct task *waiter = &t_nest[0], *sleeper = &t_nest[1];
+	uint64_t sleep_us = 200, target = (uint64_t)sleeper;
+	KT_ASSERT_EQ(task_init(sleeper, sleeps_on_its_clock, &sleep_us, 1), 0);
+	KT_ASSERT_EQ(task_init(waiter, waits_for_a_task, &target, 1), 0);
+	uint64_t t0 = vtime_now_ns();
+	KT_ASSERT_EQ(task_dispatch(sleeper, other_core(1)), 0);
+	KT_ASSERT_EQ(task_dispatch(waiter, other_core(0)), 0);
+	KT_ASSERT_EQ(task_wait(waiter), 5);
+	uint64_t took = vtime_now_ns() - t0;
+	kprintf("ktest:   the sleeper ended %lu us and its waiter %lu us after they were dispatched; this core "
+		"saw the end %lu us after\n", (sleeper->end_ns - t0) / 1000, (waiter->end_ns - t0) / 1000, took / 1000);
+	/* on the cores' clocks the end comes when it comes, not when the waiter's core crept there
+	 * (before the waiter slept on the clock: about 600 ms at 4 harts, 3.5 M instructions) */
+	if (vtime_active)
+		KT_ASSERT(took < 10 * 1000000);
+	/* the waiter ended after the task it waited for, which slept its time on its own clock */
+	KT_ASSERT(sleeper->end_ns >= t0 + sleep_us * 1000);
+	KT_ASSERT(waiter->end_ns >= sleeper->end_ns);
+}
+
+KTEST(dispatch, a_task_waits_for_a_task_that_sleeps_on_its_clock)
+{
+	if (hart_count < 3) {
+		kprintf("ktest:   (skipped: needs 3 harts)\n");
+		return;
+	}
+	nest_body(kt);
+	cleanup(t_nest, 2);
+}
+
 static struct task t_cancel[4];
 
 static void cancel_body(struct ktest_ctx *kt)
