@@ -8,7 +8,7 @@
 /* A spinlock that every hart wants while its holder sleeps: the waiters go to sleep on it
  * (kernel/spinlock.c) and each unlock wakes the next. Every update must be made, the lock
  * must end free with no sleeper recorded, and some waiter must have slept. A wake-up lost
- * would not fail it, only slow it: the sleeper's 1 ms safety timer ends its sleep. */
+ * would not fail it, only slow it: the sleeper's 20 ms safety timer ends its sleep. */
 #define HAMMER_ROUNDS 200
 static struct spinlock hammered = SPINLOCK_INIT("ktest-hammered");
 static volatile uint64_t hammered_count;
