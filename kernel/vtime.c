@@ -56,7 +56,11 @@ BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns p
  * firing in long but legitimate waits (the blocker's bound rising in steps that did not reach
  * the waiter's need): 7.5 s of host time against 3.3 s with 20 ms (docs/time.md). */
 #define VTIME_NUDGED_POLL_US 20000
-#define VTIME_OBSERVER_POLL_US 1000 /* the same for an idle core whose observer waits for the machine */
+/* The same for an idle core whose observer waits for the machine to get there (the NoC sampler,
+ * every 100 ms of virtual time). It was 1000 us: on ktest=coll at 128 harts those looks were a
+ * third of all timer interrupts, and each one made QEMU preempt whichever hart ran; 20 ms took
+ * the suite from 46 s to 40 s of host time. A later look only delays the sample in host time. */
+#define VTIME_OBSERVER_POLL_US 20000
 #define VTIME_STALL_POLLS 50000 /* looks in a row without moving after which a core reports the clocks once */
 
 struct vtime_core {
