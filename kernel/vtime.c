@@ -571,16 +571,23 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	return moved;
 }
 
+/* Publishes what a waiting core waits for as it looked just now (a store, not a minimum: the
+ * placeholder of vtime_wait_begin may rise) and wakes those its risen bound now lets through. */
+static void publish_own_next(unsigned me, struct vtime_core *v, uint64_t next_ns, uint64_t bound_before)
+{
+	__atomic_store_n(&v->own_next, next_ns, __ATOMIC_SEQ_CST);
+	uint64_t bound_after = lower_bound(me);
+	if (bound_after > bound_before)
+		wake_waiters(me, bound_after);
+}
+
 bool vtime_idle_for_handover(void)
 {
 	unsigned me = this_cpu();
 	struct vtime_core *v = &vt[me];
 	uint64_t bound_before = lower_bound(me);
 	forget_looked_notes(v);
-	__atomic_store_n(&v->own_next, UINT64_MAX, __ATOMIC_SEQ_CST); /* nothing of its own */
-	uint64_t bound_after = lower_bound(me);
-	if (bound_after > bound_before)
-		wake_waiters(me, bound_after);
+	publish_own_next(me, v, UINT64_MAX, bound_before); /* nothing of its own */
 	bool looked_at_all = v->notes_known && __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) == v->notes_looked;
 	v->notes_looked = __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST); /* its caller looks after this */
 	v->notes_known = true;
@@ -591,12 +598,7 @@ bool vtime_idle_for_handover(void)
 static bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, uint64_t next_ns, uint64_t observer_ns,
 		      uint64_t *wake_ticks)
 {
-	/* what it waits for as it looked just now (observers stay out of it: they send nothing);
-	 * a store, not a minimum: the placeholder of vtime_wait_begin may rise */
-	__atomic_store_n(&v->own_next, next_ns, __ATOMIC_SEQ_CST);
-	uint64_t bound_after = lower_bound(me);
-	if (bound_after > bound_before)
-		wake_waiters(me, bound_after); /* those it now lets through */
+	publish_own_next(me, v, next_ns, bound_before); /* observers stay out of it: they send nothing */
 	uint64_t target = next_event(me); /* a sender may have handed it something earlier */
 	*wake_ticks = 0;
 	/* an observer comes first only if the machine has got to it: when this core has an event

@@ -109,7 +109,7 @@ static inline bool noc_mailbox_holds_mail(const struct noc_mailbox *mb)
 
 /* Makes endpoint ep's user mailbox if it has none yet: 0 or -ENOMEM. */
 int noc_user_mailbox_ready(unsigned ep);
-/* The links' bookings and statistics, booked under the NoC's lock (one route at a time). */
+/* The links' bookings and statistics, each link booked under a lock of its own (noc.c). */
 extern struct noc_link noc_links[MESH_MAX_LINKS];
 extern struct noc_core_stats noc_core_stats[MOSAIC_MAX_HARTS];
 
