@@ -95,7 +95,7 @@ static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].
 
 /* The live cores' state, listed once by vtime_start (a hart fails only during bring-up, before
  * it): a look reads every other core's bound, and the list spares it testing every hart's state
- * (it skips itself only where its own bound would be the lowest). Pointers, not core numbers:
+ * (it reads its own too, and skips it). Pointers, not core numbers:
  * look_once's loop then does no index arithmetic per core (23 instructions a core, not 35). */
 static struct vtime_core *live_vts[MOSAIC_MAX_HARTS];
 static unsigned live_count;
@@ -261,10 +261,14 @@ uint64_t vtime_floor_ns(void) { return __atomic_load_n(&floor_seen, __ATOMIC_ACQ
  * from its bound lb(c) on, and a waiting core can be started at once by another through a
  * hart_call (no latency: the callee takes the caller's clock), so any core may send from the
  * least bound of all on: the target is safe if every other core's bound is at least the
- * target minus the least latency to here. A look that falls short keeps the core with the
- * lowest bound as the blocker, the one the next look checks first (still_blocked) and, while it
- * waits, the one that nudges this core when its bound rises (block_on): it is the last to let
- * the target through, so waking for any other would only find the target still blocked.
+ * target minus the least latency to here. A look that falls short keeps as the blocker the
+ * core whose bound is the highest of those still short of what the target needs: the next
+ * look checks it first (still_blocked) and, while this core waits, it nudges this core when
+ * its bound gets there (block_on). Any core still short will do for both (each must get
+ * there before the target is safe); the highest is the one likely to get there last, since
+ * the cores below it are safe to move before it. It was the lowest until 2026-11-26: on
+ * ktest=coll at 128 harts that woke a blocked core for a look that still could not move
+ * 1.51 M times, against 1.06 M with the highest (WFIs 1.78 M against 1.33 M; docs/time.md).
  * Only a look that reaches the target must not be torn.
  */
 enum look { LOOK_REACHES, LOOK_BLOCKED, LOOK_TORN };
@@ -274,17 +278,26 @@ static enum look look_once(unsigned me, uint64_t target)
 	uint64_t changes = __atomic_load_n(&bound_changes, __ATOMIC_SEQ_CST);
 	uint64_t latency = least_latency(me), need = target > latency ? target - latency : 0;
 	uint64_t lowest = UINT64_MAX, ns_per_insn = vtime_ns_per_insn;
-	const struct vtime_core *self = &vt[me], *lowest_vt = 0;
+	uint64_t highest_short = 0;
+	const struct vtime_core *self = &vt[me], *lowest_vt = 0, *blocker_vt = 0;
 	for (struct vtime_core *const *c = live_vts, *const *end = live_vts + live_count; c < end; c++) {
 		uint64_t lb = lower_bound_at(*c, ns_per_insn);
-		if (lb < lowest && *c != self) {
+		if (*c == self)
+			continue;
+		if (lb < lowest) {
 			lowest = lb;
 			lowest_vt = *c;
 		}
+		if (lb < need && lb >= highest_short) {
+			highest_short = lb;
+			blocker_vt = *c;
+		}
 	}
-	vt[me].blocker = lowest_vt ? (uint32_t)(lowest_vt - vt) : UINT32_MAX; /* the first to check next time */
-	if (lowest < need)
+	if (blocker_vt) {
+		vt[me].blocker = (uint32_t)(blocker_vt - vt); /* the first to check next time */
 		return LOOK_BLOCKED;
+	}
+	vt[me].blocker = lowest_vt ? (uint32_t)(lowest_vt - vt) : UINT32_MAX;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&bound_changes, __ATOMIC_SEQ_CST) != changes) {
 		vt[me].blocker = UINT32_MAX; /* torn: the next look reads every core again */

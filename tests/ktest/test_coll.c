@@ -156,7 +156,7 @@ static bool run_collectives(struct ktest_ctx *kt, const uint16_t *cores, unsigne
 	run.cores = cores;
 	run.n = n;
 	run.variant = variant;
-	uint64_t t0 = timer_now();
+	uint64_t t0 = vtime_now_ns(); /* the boot core's clock: under virtual time the group's span */
 	if (!ktest_run_on(cores, n, collectives, &run)) {
 		ktest_fail(kt, __FILE__, __LINE__, "could not start the group %s", what);
 		return false;
@@ -168,7 +168,7 @@ static bool run_collectives(struct ktest_ctx *kt, const uint16_t *cores, unsigne
 			return false;
 		}
 	kprintf("ktest:   collectives on %s (%u cores): ok in %lu us (variant %d%s)\n", what, n,
-		timer_ticks_to_us(timer_now() - t0), variant, variant < 0 ? ": strict, tuned" : "");
+		(vtime_now_ns() - t0) / 1000, variant, variant < 0 ? ": strict, tuned" : "");
 	return true;
 }
 
