@@ -81,6 +81,12 @@ KTEST(noc, ping_pong)
  * bound only catches gross errors. bench-noc measures the real figure. */
 #define OVERHEAD_NS_MAX_ICOUNT 2000 /* measured: 350-450 ns (docs/noc.md) */
 #define OVERHEAD_NS_MAX_HOST 10000000 /* 1-1.5 ms seen at 128 harts; a slow host doubles it */
+/* On the serial clock a latency also counts what other harts ran meanwhile: at 128 harts under
+ * -icount, a boot whose interleaving put other work into the first measurement saw 4,950 ns of
+ * overhead at one hop (the boot arguments' length alone decides that). The overhead bound is
+ * for the message's own software, so a measurement over it is taken again and the least of
+ * OVERHEAD_TRIES counts; the model's figures are checked exactly on every try. */
+#define OVERHEAD_TRIES 3
 
 struct latency_run {
 	unsigned src, dst;
@@ -130,14 +136,18 @@ KTEST(noc, latency_grows_with_hops)
 	for (unsigned h = 1; h <= mesh.w + mesh.h - 2; h++) {
 		unsigned dst = core_at_hops(h);
 		KT_ASSERT_EQ(mesh_hops(0, dst), h);
-		struct msg_status st;
-		KT_ASSERT_EQ(measure(0, dst, 8, &st), 0);
-		uint64_t model = noc_model_ns(h, 8), measured = st.t_recv_ns - st.t_send_ns;
-		KT_ASSERT_EQ(st.hops, h);
-		KT_ASSERT_EQ(st.t_deliver_ns - st.t_send_ns, model); /* nothing else on the links */
-		KT_ASSERT(measured >= model);                        /* never seen early */
-		KT_ASSERT(measured - model <= bound);
+		uint64_t model = noc_model_ns(h, 8), measured = UINT64_MAX;
+		for (unsigned try = 0; try < OVERHEAD_TRIES && (measured == UINT64_MAX || measured - model > bound); try++) {
+			struct msg_status st;
+			KT_ASSERT_EQ(measure(0, dst, 8, &st), 0);
+			KT_ASSERT_EQ(st.hops, h);
+			KT_ASSERT_EQ(st.t_deliver_ns - st.t_send_ns, model); /* nothing else on the links */
+			KT_ASSERT(st.t_recv_ns - st.t_send_ns >= model);    /* never seen early */
+			if (st.t_recv_ns - st.t_send_ns < measured)
+				measured = st.t_recv_ns - st.t_send_ns;
+		}
 		kprintf("ktest:   hops %2u: model %5lu ns, measured %6lu ns\n", h, model, measured);
+		KT_ASSERT(measured - model <= bound);
 		if (measured - model > worst)
 			worst = measured - model;
 	}
