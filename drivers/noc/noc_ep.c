@@ -80,26 +80,22 @@ void noc_ep_place(unsigned ep)
 		__atomic_store_n(&tile[idx(ep)], (uint16_t)this_cpu(), __ATOMIC_RELEASE);
 }
 
-unsigned noc_ep_tile(unsigned ep)
+unsigned noc_ep_tile_virtual(unsigned ep)
 {
-	if (ep < NOC_EP_VIRT_BASE)
-		return ep;
 	return noc_ep_is_virtual(ep) ? __atomic_load_n(&tile[idx(ep)], __ATOMIC_ACQUIRE) : NOC_EP_NONE;
 }
 
 unsigned noc_ep_home(unsigned ep) { return noc_ep_is_virtual(ep) ? home[idx(ep)] : ep; }
 
-bool noc_ep_valid(unsigned ep)
+bool noc_ep_valid_virtual(unsigned ep)
 {
-	if (ep < NOC_EP_VIRT_BASE)
-		return ep < mesh.cores;
 	if (!noc_ep_is_virtual(ep))
 		return false;
 	uint8_t s = __atomic_load_n(&state[idx(ep)], __ATOMIC_ACQUIRE);
 	return s == EP_BOUND || s == EP_CLOSED;
 }
 
-bool noc_ep_closed(unsigned ep)
+bool noc_ep_closed_virtual(unsigned ep)
 {
 	return noc_ep_is_virtual(ep) && __atomic_load_n(&state[idx(ep)], __ATOMIC_ACQUIRE) == EP_CLOSED;
 }
