@@ -568,6 +568,14 @@ static void forget_looked_notes(struct vtime_core *v)
 static bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, uint64_t next_ns, uint64_t observer_ns,
 		      uint64_t *wake_ticks);
 
+/* The notes as the caller of vtime_idle or vtime_idle_for_handover will have looked at them:
+ * it looks at its condition again after this returns (forget_looked_notes counts from here). */
+static void notes_looked_now(struct vtime_core *v)
+{
+	v->notes_looked = __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST);
+	v->notes_known = true;
+}
+
 bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 {
 	if (!vtime_active) {
@@ -579,8 +587,7 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	uint64_t bound_before = lower_bound(me); /* before the notes are forgotten: that may raise it too */
 	forget_looked_notes(v);
 	bool moved = idle_look(me, v, bound_before, next_ns, observer_ns, wake_ticks);
-	v->notes_looked = __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST); /* its caller looks after this */
-	v->notes_known = true;
+	notes_looked_now(v);
 	return moved;
 }
 
@@ -602,8 +609,7 @@ bool vtime_idle_for_handover(void)
 	forget_looked_notes(v);
 	publish_own_next(me, v, UINT64_MAX, bound_before); /* nothing of its own */
 	bool looked_at_all = v->notes_known && __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) == v->notes_looked;
-	v->notes_looked = __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST); /* its caller looks after this */
-	v->notes_known = true;
+	notes_looked_now(v);
 	return looked_at_all || __atomic_load_n(&v->noted_next, __ATOMIC_SEQ_CST) == UINT64_MAX;
 }
 

@@ -11,7 +11,6 @@
 #include "kernel/kheap.h"
 #include "kernel/msg/group.h"
 #include "kernel/msg/coll_tune.h"
-#include "drivers/timer.h"
 #include "kernel/vtime.h"
 #include "lib/string.h"
 #include "lib/format.h"
