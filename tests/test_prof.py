@@ -32,6 +32,18 @@ def test_one_hart_count_equals_the_windows_instret(tmp_path):
     assert {"shcmd_help", "uart_putc"} <= names
 
 
+def test_blocks_add_up_to_their_function(tmp_path):
+    """--blocks splits one function's count by translation block: the blocks must add up to the
+    function's own count, and each ran at least once."""
+    r, data, _ = prof(tmp_path, "--harts", "1", "--blocks", "uart_putc", "help")
+    assert r.returncode == 0, r.stdout + r.stderr
+    blocks = data["blocks"]["uart_putc"]
+    total = next(f["instructions"] for f in data["functions"] if f["name"] == "uart_putc")
+    assert blocks and sum(b["instructions"] for b in blocks) == total
+    assert all(b["runs"] >= 1 for b in blocks)
+    assert "blocks of uart_putc" in r.stdout
+
+
 def test_marked_windows_count_the_master_serving_forwarded_calls(tmp_path):
     """bench_kernel opens a window around each forwarded call (one per pico-kernel of domain 0 with
     reps 1): the count covers the caller and master 7, whose master_serve_one must show, and it cannot
@@ -63,6 +75,8 @@ def test_bad_input_is_refused(tmp_path):
     assert r.returncode == 2 and "--hart 4" in r.stderr
     r = subprocess.run(["python3", str(PROF), "--bootargs", "cmd=mesh", "help"], capture_output=True, text=True)
     assert r.returncode == 2 and "cmd=" in r.stderr
+    r = subprocess.run(["python3", str(PROF), "--blocks", "no_such_function", "help"], capture_output=True, text=True)
+    assert r.returncode == 2 and "no_such_function" in r.stderr
 
 
 def test_a_command_without_windows_is_an_error(tmp_path):
