@@ -72,8 +72,10 @@ static const char *mailbox_init(struct noc_mailbox *mb, const char *name)
 	if (!mb->slots)
 		return "noc: no memory for the mailboxes";
 	memset(mb->slots, 0, noc_params.depth * sizeof(struct noc_slot));
-	for (unsigned i = 0; i < noc_params.depth; i++)
+	for (unsigned i = 0; i < noc_params.depth; i++) {
 		mb->slots[i].reserved_for = -1;
+		mb->slots[i].index = (uint8_t)i; /* depth <= 64 */
+	}
 	mb->free_mask = noc_params.depth == 64 ? ~0UL : (1UL << noc_params.depth) - 1;
 	return 0;
 }
@@ -106,7 +108,6 @@ int noc_user_mailbox_ready(unsigned ep)
 	return mailbox_init(&noc_user_mailboxes[ep], "user-mailbox") ? -ENOMEM : 0;
 }
 
-uint64_t noc_now_ns(void) { return vtime_now_ns(); } /* the core's own clock under virtual time */
 
 
 uint64_t noc_model_ns(unsigned hops, uint32_t len) { return noc_timing_latency(&noc_params.timing, hops, len); }
@@ -116,14 +117,17 @@ uint64_t noc_model_ns(unsigned hops, uint32_t len) { return noc_timing_latency(&
 static uint64_t sending_floor(void) { return vtime_active ? vtime_floor_ns() : timer_now_ns(); }
 
 /* Books the XY route link by link, each under its lock, and returns the delivery time;
- * *wait_ns gets the time the head spent on busy links. Called with a mailbox lock held,
- * so interrupts are already off: the link locks are taken without saving them again. */
+ * *wait_ns gets the time the head spent on busy links, *hops the route's length (from the
+ * coordinates the walk needs anyway: mesh_hops again cost 24 instructions a message). Called
+ * with a mailbox lock held, so interrupts are already off: the link locks are taken without
+ * saving them again. */
 static inline uint64_t book_route(unsigned src, unsigned dst, uint32_t flits, uint64_t now, bool xsend,
-				  uint64_t *wait_ns, bool *r3_broken)
+				  uint64_t *wait_ns, bool *r3_broken, unsigned *hops)
 {
 	const struct noc_timing *m = &noc_params.timing;
 	uint64_t t = now + m->t_inject_ns;
 	unsigned w = mesh.w, x = src % w, y = src / w, tx = dst % w, ty = dst / w;
+	*hops = (x > tx ? x - tx : tx - x) + (y > ty ? y - ty : ty - y);
 	*wait_ns = 0;
 	while (x != tx || y != ty) {
 		unsigned link = noc_timing_xy_step(w, &x, &y, tx, ty);
@@ -217,8 +221,7 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	uint64_t now = vtime_stamp(), wait_ns; /* our bound stays at most `now` until the message is noted */
 	unsigned hops;
 	bool r2 = xsend && noc_params.check_xsend && breaks_r2(mb, src, idx), r3 = false;
-	uint64_t deliver = book_route(ts, td, noc_flits(len), now, xsend && noc_params.check_xsend, &wait_ns, &r3);
-	hops = mesh_hops(ts, td);
+	uint64_t deliver = book_route(ts, td, noc_flits(len), now, xsend && noc_params.check_xsend, &wait_ns, &r3, &hops);
 	if (deliver < last_delivery_ns[src][dst])
 		deliver = last_delivery_ns[src][dst]; /* never overtake an earlier message of the pair */
 	last_delivery_ns[src][dst] = deliver;
@@ -228,7 +231,7 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 				      .t_deliver_ns = deliver, .t_wait_ns = wait_ns};
 	slot->body = big ? big : slot->inline_body;
 	if (!big && len)
-		memcpy(slot->inline_body, body, len);
+		memcpy_small(slot->inline_body, body, len);
 	slot->order = mb->next_order++;
 	slot->used = true;
 	mb->used++;
@@ -290,7 +293,7 @@ static __attribute__((noinline)) void stamp_credit(struct noc_slot *slot, unsign
 /* Hands a free slot to the oldest waiting sender, or makes it free for anyone (lock held). */
 static inline void give_credit(struct noc_mailbox *mb, struct noc_slot *slot)
 {
-	uint64_t bit = 1UL << (slot - mb->slots);
+	uint64_t bit = 1UL << slot->index;
 	slot->reserved_for = -1;
 	mb->kept_mask &= ~bit;
 	if (mb->credit_count) {
@@ -367,15 +370,16 @@ static inline void free_slot(struct noc_mailbox *mb, struct noc_slot *slot)
 	slot->body = 0;
 	slot->used = false;
 	mb->used--;
-	mb->used_mask &= ~(1UL << (slot - mb->slots));
+	mb->used_mask &= ~(1UL << slot->index);
 	give_credit(mb, slot);
 }
 
 void noc_mailbox_release(unsigned core, struct noc_mailbox *mb, struct noc_slot *slot)
 {
 	(void)core; /* the receiving endpoint; named so for gdb's `mosaic-mailbox core` here */
-	noc_core_stats[this_cpu()].received++; /* the receiver's core: it is the one taking it */
-	noc_core_stats[this_cpu()].bytes_received += slot->h.len;
+	struct noc_core_stats *st = &noc_core_stats[this_cpu()]; /* the receiver's core: it is the one taking it */
+	st->received++;
+	st->bytes_received += slot->h.len;
 	free_slot(mb, slot);
 }
 

@@ -17,6 +17,7 @@
 #include "drivers/noc/mesh.h"
 #include "kernel/spinlock.h"
 #include "drivers/noc/noc_ep.h"
+#include "kernel/vtime.h"
 
 /*
  * Two channels, each with mailboxes and credits of its own: the kernel's and the
@@ -51,6 +52,7 @@ struct noc_slot {
 	uint64_t granted_ns;  /* when it was handed over (the receiver's clock): the sender learns no earlier */
 	uint8_t *body;    /* inline_body or a kmalloc'd buffer */
 	bool used;
+	uint8_t index;    /* its place in the mailbox (its bit in the masks): a pointer difference is a division */
 	uint8_t inline_body[NOC_INLINE_BODY] __attribute__((aligned(8)));
 };
 
@@ -116,7 +118,8 @@ extern struct noc_core_stats noc_core_stats[MOSAIC_MAX_HARTS];
 /* Sets up the mesh and the mailboxes from the boot arguments; NULL or an error message. */
 const char *noc_init(void);
 
-uint64_t noc_now_ns(void);
+/* The core's own clock under virtual time. Inline: the message paths ask for it often. */
+static inline uint64_t noc_now_ns(void) { return vtime_now_ns(); }
 /* Model delay of an uncontended message of len bytes over h hops. */
 uint64_t noc_model_ns(unsigned hops, uint32_t len);
 static inline uint32_t noc_flits(uint32_t len) { return noc_timing_flits(&noc_params.timing, len); }
