@@ -10,6 +10,7 @@
 #include "drivers/noc/mesh.h"
 #include "drivers/timer.h"
 #include "kernel/vtime.h"
+#include "kernel/background.h"
 #include "lib/string.h"
 #include "lib/format.h"
 #include "tests/ktest/coll_check.h"
@@ -425,6 +426,43 @@ KTEST(noc, wildcards_out_of_order_and_unknown_length)
 	struct two_party tp = {0};
 	uint16_t cores[3] = {0, 1, 2};
 	KT_ASSERT(ktest_run_on(cores, 3, matching_side, &tp));
+	KT_ASSERT_EQ(tp.err_line, 0);
+}
+
+/*
+ * A blocking receive waits without a posted request (msg_recv_typed) only while nothing is
+ * drained into the unhandled queue; once the wait drains another message it goes on as a posted
+ * request. Here core 0 waits for tag 7 from core 1, and tag 6 from core 1 arrives first (100 us
+ * before the two messages of tag 7), so the wait drains it: the tag-7 messages must still come in
+ * their order, and the drained one must still be there afterwards.
+ */
+static void drained_wait_side(void *arg)
+{
+	struct two_party *tp = arg;
+	char buf[16];
+	struct msg_status st;
+	if (this_cpu() == 1) {
+		WAIT_UNTIL(__atomic_load_n(&tp->step, __ATOMIC_ACQUIRE) == 1, 0);
+		CHECK(msg_send(0, 6, "other", 6) == 0);
+		core_sleep_us(100);
+		CHECK(msg_send(0, 7, "first", 6) == 0);
+		CHECK(msg_send(0, 7, "second", 7) == 0);
+		return;
+	}
+	__atomic_store_n(&tp->step, 1, __ATOMIC_RELEASE);
+	ipi_send(1, IPI_WAKE);
+	CHECK(msg_recv(1, 7, buf, sizeof buf, &st) == 0 && strcmp(buf, "first") == 0);
+	CHECK(msg_recv(1, 7, buf, sizeof buf, &st) == 0 && strcmp(buf, "second") == 0);
+	CHECK(msg_recv(1, MSG_ANY_TAG, buf, sizeof buf, &st) == 0 && st.tag == 6 && strcmp(buf, "other") == 0);
+	CHECK(msg_tryrecv(MSG_ANY_SOURCE, MSG_ANY_TAG, buf, sizeof buf, &st) == -EAGAIN);
+}
+
+KTEST(noc, a_blocking_receive_that_drains_others_keeps_the_order)
+{
+	KT_ASSERT(hart_count >= 2);
+	struct two_party tp = {0};
+	uint16_t cores[2] = {0, 1};
+	KT_ASSERT(ktest_run_on(cores, 2, drained_wait_side, &tp));
 	KT_ASSERT_EQ(tp.err_line, 0);
 }
 
