@@ -183,7 +183,7 @@ bool share_msg_news(void)
 	return sc && sc->cur >= 0 && share_has_news(sc);
 }
 
-void share_msg_blocked(uint64_t since_ns)
+void share_msg_blocked_slice(uint64_t since_ns)
 {
 	struct slot *s = running();
 	if (s && s->ep && mine()->g->wait == SHARE_WAIT_SLEEP)

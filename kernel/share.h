@@ -163,8 +163,16 @@ bool share_msg_news(void);
  * waiter gives the core back. */
 bool share_msg_others(void);
 /* The running task waited in a message wait since `since_ns` on its core's clock: CPU time
- * unless it sleeps. The clock is read only for such a task (this sits on every wait's end). */
-void share_msg_blocked(uint64_t since_ns);
+ * unless it sleeps. The clock is read only for such a task (this sits on every wait's end, so a
+ * core that time-slices no tasks pays one load for it, not a call: share_cores is the table of
+ * each core's share state, written only by its own core). */
+extern struct share_core *share_cores[MOSAIC_MAX_HARTS];
+void share_msg_blocked_slice(uint64_t since_ns);
+static inline void share_msg_blocked(uint64_t since_ns)
+{
+	if (share_cores[this_cpu()])
+		share_msg_blocked_slice(since_ns);
+}
 /* The job context of the task running on this core, if it is a task of a job's part. */
 const struct job_ctx *share_job_ctx(void);
 /* 1 + the core whose heap account a task of a job's part is charged to (its first core, so

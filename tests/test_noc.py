@@ -7,7 +7,7 @@ import pytest
 
 from conftest import ktest_summary
 
-NOC_TESTS = 14
+NOC_TESTS = 15
 
 
 def assert_all_passed(r, expected=NOC_TESTS):

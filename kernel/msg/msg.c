@@ -137,7 +137,7 @@ static void unhandled_remove(struct endpoint *ep, struct unhandled_msg *prev, st
 	kfree(u);
 }
 /* The checks every send makes before anything is queued or sent. */
-static int check_send(int dst, int tag, const void *buf, uint32_t len)
+static inline __attribute__((always_inline)) int check_send(int dst, int tag, const void *buf, uint32_t len)
 {
 	if (!valid_core(dst))
 		return -ENXIO;
@@ -371,7 +371,8 @@ static bool wait_until_done(unsigned id, bool (*done)(void *), void *arg, bool i
 		unsigned me = this_cpu();
 		struct noc_mailbox *mb = &noc_mailboxes[me];
 		uint32_t seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
-		progress(id, ep);
+		if (ep->send_head || ep->recv_head) /* a blocking receive queues nothing (msg_recv_typed) */
+			progress(id, ep);
 		if (done(arg))
 			return true;
 		uint64_t next_ns = drain_mailbox(me, id);
@@ -379,7 +380,8 @@ static bool wait_until_done(unsigned id, bool (*done)(void *), void *arg, bool i
 			uint64_t hosted = noc_mailbox_next_delivery(me); /* also the tasks time-sliced here */
 			next_ns = hosted < next_ns ? hosted : next_ns;
 		}
-		progress(id, ep);
+		if (ep->send_head || ep->recv_head)
+			progress(id, ep);
 		if (done(arg))
 			return true;
 		if (interruptible && hart_kill_pending())
@@ -661,7 +663,16 @@ int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, str
 		 * virtual clock a barrier pays that twice per level of its tree. While nothing is drained
 		 * into the unhandled queue (a message from elsewhere, or for a sender waiting for a
 		 * credit), the mailbox alone holds what this receive may take, in arrival order. */
-		struct direct_recv d = {.me = me, .type = type, .src = src, .tag = tag, .buf = buf, .cap = cap, .st = st};
+		struct direct_recv d; /* field by field: an initialiser made GCC clear it with memset first */
+		d.me = me;
+		d.type = type;
+		d.src = src;
+		d.tag = tag;
+		d.buf = buf;
+		d.cap = cap;
+		d.st = st;
+		d.result = -EAGAIN;
+		d.fallback = false;
 		if (!wait_until_done(me, direct_done, &d, is_user(type)))
 			return -EINTR;
 		if (!d.fallback)
