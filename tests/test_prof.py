@@ -44,6 +44,18 @@ def test_blocks_add_up_to_their_function(tmp_path):
     assert "blocks of uart_putc" in r.stdout
 
 
+def test_lines_add_up_to_their_function(tmp_path):
+    """--lines gives each instruction of a function to a source line: the lines add up to the
+    function's count, and they name real lines of the kernel's sources."""
+    r, data, _ = prof(tmp_path, "--harts", "1", "--lines", "uart_putc", "help")
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = data["lines"]["uart_putc"]
+    total = next(f["instructions"] for f in data["functions"] if f["name"] == "uart_putc")
+    assert lines and sum(lines.values()) == total
+    assert all(re.match(r"^[\w/.-]+\.[ch]:\d+$", where) for where in lines), list(lines)
+    assert "source lines of uart_putc" in r.stdout
+
+
 def test_marked_windows_count_the_master_serving_forwarded_calls(tmp_path):
     """bench_kernel opens a window around each forwarded call (one per pico-kernel of domain 0 with
     reps 1): the count covers the caller and master 7, whose master_serve_one must show, and it cannot
@@ -77,6 +89,8 @@ def test_bad_input_is_refused(tmp_path):
     assert r.returncode == 2 and "cmd=" in r.stderr
     r = subprocess.run(["python3", str(PROF), "--blocks", "no_such_function", "help"], capture_output=True, text=True)
     assert r.returncode == 2 and "no_such_function" in r.stderr
+    r = subprocess.run(["python3", str(PROF), "--lines", "no_such_function", "help"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--lines no_such_function" in r.stderr
 
 
 def test_a_command_without_windows_is_an_error(tmp_path):
