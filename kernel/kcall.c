@@ -15,6 +15,8 @@
 #include "kernel/msg/msg.h"
 #include "drivers/timer.h"
 #include "kernel/async_console.h"
+#include "lib/bits.h"
+#include "drivers/noc/mesh.h"
 #include "drivers/noc/mesh.h"
 #include "lib/string.h"
 #include "kernel/alloc/alloc.h"
@@ -262,17 +264,27 @@ bool master_serve_one(void)
 		return false;
 	const struct domain *d = &layout.domains[domain_of(me)];
 	unsigned w = d->x1 - d->x0, n = d->ncores, start = last_served[me];
+	/* The waiting caller that comes first after the last one served, in the domain's order
+	 * (its k-th core, row by row). Walked by the set bits (nearly always one): a walk over the
+	 * domain's cores from `start` cost about 18 instructions a core (2026-11-26). */
 	int source = -1;
-	for (unsigned i = 1; i <= n && source < 0; i++) {
-		unsigned k = (start + i) % n; /* k-th core of the domain, row by row */
-		unsigned c = mesh_core_at(d->x0 + k % w, d->y0 + k / w);
-		if (waiting[c / 64] & (1UL << (c % 64))) {
-			source = (int)c;
-			last_served[me] = (uint16_t)k;
+	unsigned first = n, first_k = 0;
+	for (unsigned word = 0; word < MOSAIC_MAX_HARTS / 64; word++)
+		for (uint64_t bits = waiting[word]; bits; bits &= bits - 1) {
+			unsigned c = word * 64 + lowest_bit(bits), x = c % mesh.w, y = c / mesh.w;
+			if (x < d->x0 || x >= d->x1 || y < d->y0 || y >= d->y1)
+				continue; /* a call from outside the domain: not ours to serve */
+			unsigned k = (y - d->y0) * w + (x - d->x0);
+			unsigned after = (k + n - start - 1) % n; /* 0: the core right after the last served */
+			if (after < first) {
+				first = after;
+				first_k = k;
+				source = (int)c;
+			}
 		}
-	}
 	if (source < 0)
 		return false; /* only calls from outside the domain: not ours to serve */
+	last_served[me] = (uint16_t)first_k;
 	uint64_t on_stack[KCALL_STACK_MSG / 8];
 	uint8_t *msg = (uint8_t *)on_stack;
 	struct msg_status st = {.source = source};

@@ -14,13 +14,29 @@ void *memset(void *dst, int c, size_t n)
 	return dst;
 }
 
+/* Aligned copies go four words per pass (the loads first, so no store waits on the load before
+ * it): a forwarded call's 48- and 56-byte copies took 5 instructions a word one at a time. */
 void *memcpy(void *dst, const void *src, size_t n)
 {
 	unsigned char *d = dst;
 	const unsigned char *s = src;
 	if ((((uintptr_t)d | (uintptr_t)s) & 7) == 0) {
-		for (; n >= 8; n -= 8, d += 8, s += 8)
-			*(uint64_t *)d = *(const uint64_t *)s;
+		uint64_t *dw = (uint64_t *)d;
+		const uint64_t *sw = (const uint64_t *)s, *end = sw + n / 8;
+		while (end - sw >= 4) {
+			uint64_t a = sw[0], b = sw[1], c = sw[2], e = sw[3];
+			dw[0] = a;
+			dw[1] = b;
+			dw[2] = c;
+			dw[3] = e;
+			dw += 4;
+			sw += 4;
+		}
+		while (sw != end)
+			*dw++ = *sw++;
+		d = (unsigned char *)dw;
+		s = (const unsigned char *)sw;
+		n %= 8;
 	}
 	while (n--)
 		*d++ = *s++;

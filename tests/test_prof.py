@@ -74,6 +74,22 @@ def test_marked_windows_count_the_master_serving_forwarded_calls(tmp_path):
         assert str(row["core"]) in data["harts"], f"caller {row['core']} not counted"
 
 
+def test_bench_split_marks_each_side_of_a_forwarded_call(tmp_path):
+    """bench_split opens one window around the caller's kcall() and one around the master's
+    master_serve_one() per repetition (and the warm-up): 4 windows for 1 repetition, and the
+    master's side must show master_serve_one on the master's core."""
+    r, data, serial = prof(tmp_path, "--harts", "36", "--marked", "bench_split", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    row = next(json.loads(ln.split("bench-kernel: ", 1)[1]) for ln in serial.splitlines()
+               if ln.startswith('bench-kernel: {"kind": "split"'))
+    assert data["windows"] == 4
+    assert "master_serve_one" in data["harts"][str(row["master"])]["functions"]
+    assert "kcall" in data["harts"][str(row["core"])]["functions"]
+    # the windows hold the measured spans and the markers around them: no more than a few dozen
+    # instructions beyond the two spans of each repetition
+    assert data["instructions"] <= 2 * (row["caller_instructions"] + row["master_serve_instructions"]) + 4 * 40
+
+
 def test_bad_input_is_refused(tmp_path):
     r = subprocess.run(["python3", str(PROF)], capture_output=True, text=True)
     assert r.returncode == 2 and "command" in r.stderr

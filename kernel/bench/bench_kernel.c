@@ -335,6 +335,11 @@ static void bench_forwarded(unsigned core)
 
 /* ---- the forwarded call's software, each side alone ---- */
 
+/* Set by bench_split: each side's measured span lies in a profile window (scripts/mosaic-prof
+ * --marked), the markers outside the span. Off in bench_kernel, whose windows are the
+ * forwarded phase's round trips. */
+static bool split_marked;
+
 struct split_bench {
 	unsigned caller, master;
 	volatile uint32_t step;
@@ -386,9 +391,13 @@ static void split_side(void *arg)
 				note_err(-ENOENT);
 			}
 			uint64_t n0 = master_calls_served(me);
+			if (split_marked)
+				prof_begin();
 			uint64_t i0 = fine_clock();
 			bool served = master_serve_one();
 			uint64_t i1 = fine_clock();
+			if (split_marked)
+				prof_end();
 			s->serve_instr[k] = i1 - i0;
 			if (!served || master_calls_served(me) != n0 + 1)
 				note_err(WRONG_RESULT);
@@ -397,9 +406,13 @@ static void split_side(void *arg)
 			uint64_t a[6] = {0};
 			split_wait(s, 4 * r + 1);
 			settle(); /* the fake reply is visible */
+			if (split_marked)
+				prof_begin();
 			uint64_t i0 = fine_clock();
 			int64_t v = kcall(KC_HEAP_GROW, a, 0, 0);
 			uint64_t i1 = fine_clock();
+			if (split_marked)
+				prof_end();
 			s->caller_instr[k] = i1 - i0;
 			if (v != FAKE_REPLY)
 				note_err(WRONG_RESULT);
@@ -522,6 +535,38 @@ static bool instret_machine_wide(void)
 	uint64_t i0 = read_instret();
 	timer_sleep_us(10);
 	return read_instret() - i0 >= 9000;
+}
+
+/* The pico-kernel of domain 0 nearest to its master (the lowest id among equals): the split's caller. */
+static unsigned nearest_pico(void)
+{
+	unsigned master = domain_master(0), best = MOSAIC_MAX_HARTS;
+	for (unsigned c = 0; c < hart_count; c++)
+		if (domain_of(c) == 0 && c != master &&
+		    (best == MOSAIC_MAX_HARTS || mesh_hops(c, master) < mesh_hops(best, master)))
+			best = c;
+	return best;
+}
+
+SHELL_CMD(bench_split, "bench_split [reps]",
+	  "the forwarded call's software, caller and master apart, each in a profile window (scripts/mosaic-prof --marked)")
+{
+	uint64_t r = 11;
+	if (argc > 2 || (argc == 2 && (!parse_u64(argv[1], &r) || r < 1 || r > MAX_REPS)))
+		return SHELL_USAGE;
+	unsigned caller = nearest_pico();
+	if (caller == MOSAIC_MAX_HARTS) {
+		kprintf("bench-kernel: domain 0 has no pico-kernel (%u harts, %u domains)\n", hart_count, layout.ndomains);
+		return 1;
+	}
+	reps = (unsigned)r;
+	bench_err = 0;
+	split_marked = true;
+	bench_split(caller);
+	split_marked = false;
+	if (bench_err)
+		kprintf("bench-kernel: an operation failed (error %d)\n", bench_err);
+	return bench_err ? 1 : 0;
 }
 
 SHELL_CMD(bench_kernel, "bench_kernel [reps]",
