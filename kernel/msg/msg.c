@@ -615,6 +615,7 @@ static inline __attribute__((always_inline)) int recv_direct(unsigned me, uint16
 
 /* A blocking receive that waits without posting a request (msg_recv_typed). */
 struct direct_recv {
+	const struct endpoint *ep; /* endpoints[me]: an index into it costs a multiply on every look */
 	unsigned me;
 	uint16_t type;
 	int src, tag;
@@ -628,8 +629,7 @@ struct direct_recv {
 static bool direct_done(void *arg)
 {
 	struct direct_recv *d = arg;
-	const struct endpoint *ep = &endpoints[d->me];
-	if (ep->uh_head || ep->recv_head) {
+	if (d->ep->uh_head || d->ep->recv_head) {
 		d->fallback = true;
 		return true;
 	}
@@ -664,6 +664,7 @@ int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, str
 		 * into the unhandled queue (a message from elsewhere, or for a sender waiting for a
 		 * credit), the mailbox alone holds what this receive may take, in arrival order. */
 		struct direct_recv d; /* field by field: an initialiser made GCC clear it with memset first */
+		d.ep = ep;
 		d.me = me;
 		d.type = type;
 		d.src = src;
