@@ -457,13 +457,19 @@ static void drained_wait_side(void *arg)
 	CHECK(msg_tryrecv(MSG_ANY_SOURCE, MSG_ANY_TAG, buf, sizeof buf, &st) == -EAGAIN);
 }
 
+/* Runs a scenario on cores 0 and 1: the line of its first failed CHECK, 0 if none, -1 if it
+ * could not run. */
+static int two_party_run(void (*side)(void *))
+{
+	struct two_party tp = {0};
+	uint16_t cores[2] = {0, 1};
+	return ktest_run_on(cores, 2, side, &tp) ? tp.err_line : -1;
+}
+
 KTEST(noc, a_blocking_receive_that_drains_others_keeps_the_order)
 {
 	KT_ASSERT(hart_count >= 2);
-	struct two_party tp = {0};
-	uint16_t cores[2] = {0, 1};
-	KT_ASSERT(ktest_run_on(cores, 2, drained_wait_side, &tp));
-	KT_ASSERT_EQ(tp.err_line, 0);
+	KT_ASSERT_EQ(two_party_run(drained_wait_side), 0);
 }
 
 KTEST(noc, bad_input_gets_error_codes)
@@ -532,10 +538,7 @@ static void credit_side(void *arg)
 KTEST(noc, trysend_reports_no_credit)
 {
 	KT_ASSERT(hart_count >= 2);
-	struct two_party tp = {0};
-	uint16_t cores[2] = {0, 1};
-	KT_ASSERT(ktest_run_on(cores, 2, credit_side, &tp));
-	KT_ASSERT_EQ(tp.err_line, 0);
+	KT_ASSERT_EQ(two_party_run(credit_side), 0);
 }
 
 /* The collectives' full check (tests/ktest/coll_check.h) with the default how: strict, tuned. The
