@@ -70,6 +70,9 @@ struct hart {
 	volatile uint64_t task_serial; /* the running task's serial, 0 if none (read by whoever kills it) */
 	uint64_t limit_deadline;  /* timer_set_limit: ticks, UINT64_MAX if none */
 	void (*limit_fn)(void);   /* called once from the timer interrupt when it passes */
+	/* its virtual clock's skipped time (kernel/vtime.c, set by vtime_start): the core reads its own
+	 * clock inline through it (a call cost 8 instructions on every message) */
+	const volatile uint64_t *vt_skip;
 };
 
 extern struct hart harts[MOSAIC_MAX_HARTS];

@@ -135,7 +135,6 @@ static uint64_t insns_of(unsigned core)
 	return id < VCLOCK_SLOTS ? vclock_table.slot[id] : 0;
 }
 
-uint64_t vtime_now_virtual(void) { return vclock_instret() * vtime_ns_per_insn + vt[this_cpu()].skip; }
 
 uint64_t vtime_now_ticks(void)
 {
@@ -168,6 +167,7 @@ void vtime_start(void)
 		vt[c].count = id < VCLOCK_SLOTS ? &vclock_table.slot[id] : &no_count;
 		vt[c].skip = t0 - insns_of(c) * vtime_ns_per_insn;
 		vt[c].own_next = vt[c].noted_next = vt[c].stamp = UINT64_MAX;
+		harts[c].vt_skip = &vt[c].skip;
 		vt[c].blocker = UINT32_MAX;
 	}
 	vt[this_cpu()].skip = 0;

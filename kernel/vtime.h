@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include "kernel/config.h"
 #include "drivers/timer.h"
+#include "kernel/hart.h"
+#include "kernel/vclock.h"
 
 extern uint64_t vtime_enabled;     /* boot argument vtime: 1 asks for per-core clocks */
 extern uint64_t vtime_lax;         /* boot argument vtime_sync: 0 conservative, 1 lax */
@@ -34,7 +36,11 @@ void vtime_start(void);
 
 /* This core's clock, ns: its virtual time when active, else the machine's guest time.
  * Inline: benchmarks read it inside their measured spans. */
-uint64_t vtime_now_virtual(void);
+/* This core's virtual clock (only once vtime_start has set harts[].vt_skip, before vtime_active). */
+static inline uint64_t vtime_now_virtual(void)
+{
+	return vclock_instret() * vtime_ns_per_insn + *this_hart()->vt_skip;
+}
 static inline uint64_t vtime_now_ns(void) { return vtime_active ? vtime_now_virtual() : timer_now_ns(); }
 /* The same in timer ticks, for the dispatcher's deadlines. */
 uint64_t vtime_now_ticks(void);

@@ -67,8 +67,9 @@ def test_marked_windows_count_the_master_serving_forwarded_calls(tmp_path):
     assert len(rows) == 8 and data["windows"] == 8
     round_trips = sum(row["instret_delta"] for row in rows)
     # the markers sit just outside the two clock reads (vtime_now_ns: a test of whether virtual time
-    # runs, the time CSR, a multiply; 31 instructions per window in all, measured): a few dozen per window
-    assert 0.5 * round_trips < data["instructions"] <= round_trips + 8 * 40, (data["instructions"], round_trips)
+    # runs, the time CSR, a multiply; 31 instructions per window in all, measured on 2026-11-25, and 42
+    # since the virtual clock's read went inline on 2026-11-26): a few dozen per window
+    assert 0.5 * round_trips < data["instructions"] <= round_trips + 8 * 50, (data["instructions"], round_trips)
     assert "master_serve_one" in data["harts"]["7"]["functions"]
     for row in rows:
         assert str(row["core"]) in data["harts"], f"caller {row['core']} not counted"

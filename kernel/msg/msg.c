@@ -357,7 +357,56 @@ static bool something_visible(unsigned me)
 	return false;
 }
 
-/* Makes progress on endpoint id, sleeping in WFI between attempts, until done(arg): true
+/* Fast path of a receive with no earlier receive posted and nothing unhandled:
+ * take a visible message straight from the mailbox. -EAGAIN if there is none. */
+static inline __attribute__((always_inline)) int recv_direct(unsigned me, uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
+{
+	struct noc_match m = {.src = src, .tag = tag, .type = type, .session = session_for(&endpoints[me], type)};
+	struct noc_mailbox *mb = noc_mailbox_of(me, type);
+	int e = -EAGAIN;
+	uint64_t s = spin_lock(&mb->lock), now = vtime_now_ns();
+	struct noc_slot *slot = noc_mailbox_find(mb, &m, now, 0);
+	if (slot) {
+		e = slot->h.len > cap ? -EOVERFLOW : 0;
+		if (!e && slot->h.len)
+			memcpy_small(buf, slot->body, slot->h.len);
+		if (st) /* received when it was found: one clock read for both (about 30 instructions) */
+			fill_status_at(st, &slot->h, e, now);
+		if (!e)
+			noc_mailbox_release(me, mb, slot);
+	}
+	spin_unlock(&mb->lock, s);
+	return e;
+}
+
+/* A blocking receive that waits without posting a request (msg_recv_typed). */
+struct direct_recv {
+	const struct endpoint *ep; /* endpoints[me]: an index into it costs a multiply on every look */
+	unsigned me;
+	uint16_t type;
+	int src, tag;
+	void *buf;
+	uint32_t cap;
+	struct msg_status *st;
+	int result;
+	bool fallback; /* messages were drained meanwhile: the request path keeps their order */
+};
+
+/* Inline in wait_until_done (a call through its pointer, and a frame of its own, cost about 30
+ * instructions on a barrier's critical path at every level of its tree). */
+static inline __attribute__((always_inline)) bool direct_done(void *arg)
+{
+	struct direct_recv *d = arg;
+	if (d->ep->uh_head || d->ep->recv_head) {
+		d->fallback = true;
+		return true;
+	}
+	d->result = recv_direct(d->me, d->type, d->src, d->tag, d->buf, d->cap, d->st);
+	return d->result != -EAGAIN;
+}
+
+/* Makes progress on endpoint id, sleeping in WFI between attempts, until done(arg) (done NULL: a
+ * blocking receive's direct_recv, checked inline): true
  * then. An interruptible wait (a user task's) gives up, false, once its task is to be
  * killed. A user task time-sliced with others on this core (kernel/share.h) gives the
  * core to them while it waits, by its job's wait mode; it waits here itself only when
@@ -373,7 +422,7 @@ static bool wait_until_done(unsigned id, bool (*done)(void *), void *arg, bool i
 		uint32_t seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
 		if (ep->send_head || ep->recv_head) /* a blocking receive queues nothing (msg_recv_typed) */
 			progress(id, ep);
-		if (done(arg))
+		if (done ? done(arg) : direct_done(arg))
 			return true;
 		uint64_t next_ns = drain_mailbox(me, id);
 		if (noc_ep_reserved()) {
@@ -382,7 +431,7 @@ static bool wait_until_done(unsigned id, bool (*done)(void *), void *arg, bool i
 		}
 		if (ep->send_head || ep->recv_head)
 			progress(id, ep);
-		if (done(arg))
+		if (done ? done(arg) : direct_done(arg))
 			return true;
 		if (interruptible && hart_kill_pending())
 			return false;
@@ -591,52 +640,6 @@ int msg_trysend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t
 
 int msg_trysend(int dst, int tag, const void *buf, uint32_t len) { return msg_trysend_typed(MSG_TYPE_DATA, dst, tag, buf, len); }
 
-/* Fast path of a receive with no earlier receive posted and nothing unhandled:
- * take a visible message straight from the mailbox. -EAGAIN if there is none. */
-static inline __attribute__((always_inline)) int recv_direct(unsigned me, uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
-{
-	struct noc_match m = {.src = src, .tag = tag, .type = type, .session = session_for(&endpoints[me], type)};
-	struct noc_mailbox *mb = noc_mailbox_of(me, type);
-	int e = -EAGAIN;
-	uint64_t s = spin_lock(&mb->lock), now = vtime_now_ns();
-	struct noc_slot *slot = noc_mailbox_find(mb, &m, now, 0);
-	if (slot) {
-		e = slot->h.len > cap ? -EOVERFLOW : 0;
-		if (!e && slot->h.len)
-			memcpy_small(buf, slot->body, slot->h.len);
-		if (st) /* received when it was found: one clock read for both (about 30 instructions) */
-			fill_status_at(st, &slot->h, e, now);
-		if (!e)
-			noc_mailbox_release(me, mb, slot);
-	}
-	spin_unlock(&mb->lock, s);
-	return e;
-}
-
-/* A blocking receive that waits without posting a request (msg_recv_typed). */
-struct direct_recv {
-	const struct endpoint *ep; /* endpoints[me]: an index into it costs a multiply on every look */
-	unsigned me;
-	uint16_t type;
-	int src, tag;
-	void *buf;
-	uint32_t cap;
-	struct msg_status *st;
-	int result;
-	bool fallback; /* messages were drained meanwhile: the request path keeps their order */
-};
-
-static bool direct_done(void *arg)
-{
-	struct direct_recv *d = arg;
-	if (d->ep->uh_head || d->ep->recv_head) {
-		d->fallback = true;
-		return true;
-	}
-	d->result = recv_direct(d->me, d->type, d->src, d->tag, d->buf, d->cap, d->st);
-	return d->result != -EAGAIN;
-}
-
 int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
 {
 	unsigned me = self_for(type);
@@ -674,7 +677,7 @@ int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, str
 		d.st = st;
 		d.result = -EAGAIN;
 		d.fallback = false;
-		if (!wait_until_done(me, direct_done, &d, is_user(type)))
+		if (!wait_until_done(me, 0, &d, is_user(type)))
 			return -EINTR;
 		if (!d.fallback)
 			return d.result;
