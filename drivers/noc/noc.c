@@ -108,8 +108,6 @@ int noc_user_mailbox_ready(unsigned ep)
 	return mailbox_init(&noc_user_mailboxes[ep], "user-mailbox") ? -ENOMEM : 0;
 }
 
-
-
 uint64_t noc_model_ns(unsigned hops, uint32_t len) { return noc_timing_latency(&noc_params.timing, hops, len); }
 
 /* The earliest time any core can still send a message: bookings that end before it can

@@ -611,7 +611,6 @@ int msg_send_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t le
 	return e ? e : msg_wait(&req, 0);
 }
 
-
 int msg_xsend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len)
 {
 	struct msg_request req;
@@ -650,7 +649,7 @@ int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, str
 		 * one pair arrive in the order they were sent (noc_hw_send), so nothing that arrives
 		 * earlier can still come from that source, and no other source matches. */
 		bool named = src != MSG_ANY_SOURCE;
-		/* one call site, so that recv_direct is inlined (a frame of its own cost 31 instructions) */
+		/* recv_direct is inlined here and in the wait (a frame of its own cost 31 instructions) */
 		for (bool settled = !named; ; settled = true) {
 			if (settled)
 				vtime_settle(); /* nothing that arrives earlier can still come */
@@ -686,7 +685,6 @@ int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, str
 	int e = msg_irecv_typed(type, src, tag, buf, cap, &req);
 	return e ? e : msg_wait(&req, st);
 }
-
 
 int msg_irecv(int src, int tag, void *buf, uint32_t cap, struct msg_request *req)
 {
