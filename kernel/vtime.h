@@ -34,13 +34,13 @@ extern bool vtime_active;          /* per-core clocks are running (set by vtime_
 /* Starts the clocks when every hart is online: each starts at the boot hart's time. */
 void vtime_start(void);
 
-/* This core's clock, ns: its virtual time when active, else the machine's guest time.
- * Inline: benchmarks read it inside their measured spans. */
 /* This core's virtual clock (only once vtime_start has set harts[].vt_skip, before vtime_active). */
 static inline uint64_t vtime_now_virtual(void)
 {
 	return vclock_instret() * vtime_ns_per_insn + *this_hart()->vt_skip;
 }
+/* This core's clock, ns: its virtual time when active, else the machine's guest time.
+ * Inline: benchmarks read it inside their measured spans. */
 static inline uint64_t vtime_now_ns(void) { return vtime_active ? vtime_now_virtual() : timer_now_ns(); }
 /* The same in timer ticks, for the dispatcher's deadlines. */
 uint64_t vtime_now_ticks(void);

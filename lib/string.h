@@ -19,7 +19,7 @@ static inline void *memcpy_small(void *dst, const void *src, size_t n)
 	if (n <= 32 && (((uintptr_t)dst | (uintptr_t)src | n) & 7) == 0) {
 		uint64_t *d = dst;
 		const uint64_t *s = src;
-		switch (n / 8) { /* no loop: GCC would turn one back into a call to memcpy */
+		switch (n / 8) { /* a store per word and no loop bookkeeping */
 		case 4: d[3] = s[3]; /* fall through */
 		case 3: d[2] = s[2]; /* fall through */
 		case 2: d[1] = s[1]; /* fall through */
