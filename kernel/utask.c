@@ -904,7 +904,7 @@ static int64_t user_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		if (!user_array(t, a[0], a[1], sizeof(struct member_result), true))
 			return -EFAULT;
 		struct member_result res[MOSAIC_MAX_HARTS];
-		memset(res, 0, sizeof res);
+		memset(res, 0, a[1] * sizeof res[0]); /* what is copied out, no more: all 128 cost 4 KB a wait */
 		int64_t r = claim_team_wait(res, (uint32_t)a[1]);
 		if (r >= 0)
 			memcpy((void *)a[0], res, a[1] * sizeof res[0]);
