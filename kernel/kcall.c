@@ -17,7 +17,6 @@
 #include "kernel/async_console.h"
 #include "lib/bits.h"
 #include "drivers/noc/mesh.h"
-#include "drivers/noc/mesh.h"
 #include "lib/string.h"
 #include "kernel/alloc/alloc.h"
 #include "kernel/vtime.h"
@@ -271,10 +270,10 @@ bool master_serve_one(void)
 	unsigned first = n, first_k = 0;
 	for (unsigned word = 0; word < MOSAIC_MAX_HARTS / 64; word++)
 		for (uint64_t bits = waiting[word]; bits; bits &= bits - 1) {
-			unsigned c = word * 64 + lowest_bit(bits), x = c % mesh.w, y = c / mesh.w;
-			if (x < d->x0 || x >= d->x1 || y < d->y0 || y >= d->y1)
+			unsigned c = word * 64 + lowest_bit(bits);
+			if (domain_of(c) != d->id)
 				continue; /* a call from outside the domain: not ours to serve */
-			unsigned k = (y - d->y0) * w + (x - d->x0);
+			unsigned k = (mesh_tiles[c].y - d->y0) * w + (mesh_tiles[c].x - d->x0);
 			unsigned after = (k + n - start - 1) % n; /* 0: the core right after the last served */
 			if (after < first) {
 				first = after;

@@ -135,7 +135,6 @@ static uint64_t insns_of(unsigned core)
 	return id < VCLOCK_SLOTS ? vclock_table.slot[id] : 0;
 }
 
-
 uint64_t vtime_now_ticks(void)
 {
 	if (!vtime_active)

@@ -537,15 +537,15 @@ static bool instret_machine_wide(void)
 	return read_instret() - i0 >= 9000;
 }
 
-/* The pico-kernel of domain 0 nearest to its master (the lowest id among equals): the split's caller. */
-static unsigned nearest_pico(void)
+/* Domain 0's pico-kernels into picos, nearest to the master first (then by core id); how many. */
+static unsigned domain0_picos(uint16_t *picos)
 {
-	unsigned master = domain_master(0), best = MOSAIC_MAX_HARTS;
-	for (unsigned c = 0; c < hart_count; c++)
-		if (domain_of(c) == 0 && c != master &&
-		    (best == MOSAIC_MAX_HARTS || mesh_hops(c, master) < mesh_hops(best, master)))
-			best = c;
-	return best;
+	unsigned master = domain_master(0), npico = 0;
+	for (unsigned h = 1; h <= mesh.w + mesh.h; h++)
+		for (unsigned c = 0; c < hart_count; c++)
+			if (domain_of(c) == 0 && c != master && mesh_hops(c, master) == h)
+				picos[npico++] = (uint16_t)c;
+	return npico;
 }
 
 SHELL_CMD(bench_split, "bench_split [reps]",
@@ -554,15 +554,15 @@ SHELL_CMD(bench_split, "bench_split [reps]",
 	uint64_t r = 11;
 	if (argc > 2 || (argc == 2 && (!parse_u64(argv[1], &r) || r < 1 || r > MAX_REPS)))
 		return SHELL_USAGE;
-	unsigned caller = nearest_pico();
-	if (caller == MOSAIC_MAX_HARTS) {
+	static uint16_t picos[MOSAIC_MAX_HARTS];
+	if (domain0_picos(picos) == 0) {
 		kprintf("bench-kernel: domain 0 has no pico-kernel (%u harts, %u domains)\n", hart_count, layout.ndomains);
 		return 1;
 	}
 	reps = (unsigned)r;
 	bench_err = 0;
 	split_marked = true;
-	bench_split(caller);
+	bench_split(picos[0]); /* bench_kernel's split caller: the nearest pico-kernel */
 	split_marked = false;
 	if (bench_err)
 		kprintf("bench-kernel: an operation failed (error %d)\n", bench_err);
@@ -577,13 +577,8 @@ SHELL_CMD(bench_kernel, "bench_kernel [reps]",
 		return SHELL_USAGE;
 	reps = (unsigned)r;
 	bench_err = 0;
-	/* domain 0's pico-kernels, nearest to the master first (then by core id) */
 	static uint16_t picos[MOSAIC_MAX_HARTS];
-	unsigned master = domain_master(0), npico = 0;
-	for (unsigned h = 1; h <= mesh.w + mesh.h; h++)
-		for (unsigned c = 0; c < hart_count; c++)
-			if (domain_of(c) == 0 && c != master && mesh_hops(c, master) == h)
-				picos[npico++] = (uint16_t)c;
+	unsigned master = domain_master(0), npico = domain0_picos(picos);
 	watcher = -1; /* the last core outside domain 0 that is not a master */
 	for (unsigned c = hart_count; c-- > 0 && watcher < 0;)
 		if (domain_of(c) != 0 && !is_master(c) && c != this_cpu())
