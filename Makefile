@@ -272,7 +272,7 @@ help:
 	@echo "  make bench-shm   one exchange between two tasks of a job through messages and through a shared"
 	@echo "                  window, 8 B..64 KiB (-icount, virtual and serial clocks) -> build/bench/shm.json, shm.png"
 	@echo "  make bench-coll  every collective's algorithms, strict and loose, tuned against fixed, sequences"
-	@echo "                  (128 harts, -icount, virtual clock, about 1.5 hours; --harts 64: 3 minutes)"
+	@echo "                  (128 harts, -icount, virtual clock, about 1.5 minutes here; --harts 64: 20 s)"
 	@echo "                  -> build/bench/coll.json, coll.png"
 	@echo "  make bench-balance share groups (spmd) and the stencil as an oversubscribed job, 12 tasks on 8 cores"
 	@echo "                  and 20 on 16, pinned / round-robin / speed"
