@@ -411,7 +411,8 @@ static inline __attribute__((always_inline)) bool direct_done(void *arg)
  * killed. A user task time-sliced with others on this core (kernel/share.h) gives the
  * core to them while it waits, by its job's wait mode; it waits here itself only when
  * every task of the core waits, so the core's clock jumps as a lone waiter's does. */
-static bool wait_until_done(unsigned id, bool (*done)(void *), void *arg, bool interruptible)
+static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, bool (*done)(void *), void *arg,
+								  bool interruptible)
 {
 	struct endpoint *ep = &endpoints[id];
 	for (;;) {
