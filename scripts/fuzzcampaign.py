@@ -138,7 +138,9 @@ def check(c):
         c.problems.append("the shell did not print `mem` twice")
     objects = _heap_objects(out)
     if len(objects) >= 2 and objects[0] != objects[1]:
-        c.warnings.append(f"kernel heap objects in use: {objects[0]} before the fuzz jobs, {objects[1]} after")
+        # exact since the micro-kernels' own state is made at boot (kernel/alloc/binding.c)
+        c.problems.append(f"kernel heap objects in use: {objects[0]} before the fuzz jobs, {objects[1]} after "
+                          "(something a task left behind was not freed)")
     boxes = _mailboxes(out)
     if boxes and any(boxes[-1].values()):
         c.problems.append(f"mailboxes after the fuzz jobs: {boxes[-1]} (all must be 0)")

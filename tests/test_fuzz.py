@@ -36,10 +36,10 @@ def test_a_seed_makes_the_same_calls_every_time(boot):
 
 
 def fake_output(wrong=False, pages=(100, 100), kept=(0, 0), boxes="kernel_slots=0 user_slots=0 unhandled=0 held_bytes=0",
-                ktest="ktest: 30 passed, 0 failed"):
+                ktest="ktest: 30 passed, 0 failed", objects=(70, 70)):
     """A campaign's console output as the shell would print it, for the host-side checks."""
     lines = [f"pages    60000 total, 10 reserved, {pages[0]} in use, 5 free (20 KiB free)",
-             f"heap     70 objects in use, {kept[0]} pages kept for small objects"]
+             f"heap     {objects[0]} objects in use, {kept[0]} pages kept for small objects"]
     lines += ["mailboxes: " + boxes] if boxes else []
     for t in range(2):
         lines.append(f"[core {5 + t}] fuzz: seed 9 task {t} of 2 on core {5 + t}: starting, 10 calls")
@@ -52,7 +52,7 @@ def fake_output(wrong=False, pages=(100, 100), kept=(0, 0), boxes="kernel_slots=
     lines.append('ALLOCJOB {"program":"fuzz","arg":%d,"status":%d,"failed_tasks":%d,"exit_code":%d}'
                  % (fuzzcampaign.fuzz_arg(9, 10), 1 if wrong else 0, 1 if wrong else 0, 1 if wrong else 0))
     lines.append(f"pages    60000 total, 10 reserved, {pages[1]} in use, 5 free (20 KiB free)")
-    lines.append(f"heap     70 objects in use, {kept[1]} pages kept for small objects")
+    lines.append(f"heap     {objects[1]} objects in use, {kept[1]} pages kept for small objects")
     lines += ["mailboxes: " + boxes] if boxes else []
     lines.append(ktest)
     return "\n".join(lines) + "\n"
@@ -71,6 +71,7 @@ def test_host_checks_pass_a_clean_campaign_and_catch_each_problem():
     assert any("pages in use" in p and "100 before" in p for p in checked(fake_output(pages=(100, 101))).problems)
     # pages the kernel heap keeps for small objects are a cache, not a leak
     assert checked(fake_output(pages=(100, 130), kept=(0, 30))).problems == []
+    assert any("heap objects" in p and "72 before" in p for p in checked(fake_output(objects=(72, 73))).problems)
     assert any("mailboxes after" in p for p in checked(fake_output(boxes="kernel_slots=0 user_slots=2 "
                                                                      "unhandled=0 held_bytes=64")).problems)
     assert any("ktest" in p for p in checked(fake_output(ktest="ktest: 29 passed, 1 failed")).problems)

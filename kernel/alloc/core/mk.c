@@ -110,6 +110,8 @@ unsigned proto_centre_domain(const struct proto_world *w)
 	return best;
 }
 
+static void grow(struct mk *m, struct wq_entry **arr, unsigned *cap, unsigned n);
+
 void proto_mk_init(struct mk *m, const struct proto_world *w, unsigned dom, unsigned core, uint32_t capacity,
 		   const uint64_t *freemask)
 {
@@ -123,6 +125,9 @@ void proto_mk_init(struct mk *m, const struct proto_world *w, unsigned dom, unsi
 		__builtin_memcpy(m->freemask, freemask, sizeof m->freemask);
 	m->ping_requester = -1;
 	m->ready = true;
+	/* the wait queue's first entries now, not at the first job: the objects a kernel holds are then
+	 * the same before and after a job (a leak check compares them; the queue only ever grows) */
+	grow(m, &m->wq, &m->wq_cap, 0);
 }
 
 static void free_job(struct home_job *j)
