@@ -91,6 +91,25 @@ def test_bench_split_marks_each_side_of_a_forwarded_call(tmp_path):
     assert data["instructions"] <= 2 * (row["caller_instructions"] + row["master_serve_instructions"]) + 4 * 40
 
 
+def test_a_path_agrees_with_the_guests_own_count(tmp_path):
+    """--path counts one hart from entering FROM to its next entry of TO. bench_msg's sending core
+    counts its send itself (instructions from a clock read before msg_send to one after it, less
+    the read's own cost), and its window ends at prof_end right after that read: so the stretch
+    from msg_send_typed to prof_end holds the send and at most one clock read more."""
+    r, data, serial = prof(tmp_path, "--harts", "4", "--marked", "--path", "msg_send_typed", "prof_end",
+                           "bench_msg", "10")
+    assert r.returncode == 0, r.stdout + r.stderr
+    row = next(json.loads(ln.split("bench-noc: ", 1)[1]) for ln in serial.splitlines()
+               if ln.startswith('bench-noc: {"kind": "overhead"'))
+    path = data["path"]["harts"]["0"]
+    assert path["stretches"] == 10 and sum(path["functions"].values()) == path["instructions"]
+    per = path["instructions"] / path["stretches"]
+    assert row["send_instructions"] <= per <= row["send_instructions"] + row["clock_read_instructions"], (per, row)
+    assert "noc_hw_send" in path["functions"] and "path from msg_send_typed to prof_end" in r.stdout
+    # the receiving core never enters msg_send_typed: it has no stretch
+    assert "1" not in data["path"]["harts"]
+
+
 def test_bad_input_is_refused(tmp_path):
     r = subprocess.run(["python3", str(PROF)], capture_output=True, text=True)
     assert r.returncode == 2 and "command" in r.stderr
@@ -108,6 +127,11 @@ def test_bad_input_is_refused(tmp_path):
     assert r.returncode == 2 and "no_such_function" in r.stderr
     r = subprocess.run(["python3", str(PROF), "--lines", "no_such_function", "help"], capture_output=True, text=True)
     assert r.returncode == 2 and "--lines no_such_function" in r.stderr
+    r = subprocess.run(["python3", str(PROF), "--path", "msg_send_typed", "no_such_function", "help"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--path no_such_function" in r.stderr
+    r = subprocess.run(["python3", str(PROF), "--path", "prof_end", "prof_end", "help"], capture_output=True, text=True)
+    assert r.returncode == 2 and "two different functions" in r.stderr
 
 
 def test_a_command_without_windows_is_an_error(tmp_path):
