@@ -29,9 +29,9 @@ struct proto_world alloc_world;
 static uint16_t world_x[MOSAIC_MAX_HARTS], world_y[MOSAIC_MAX_HARTS], world_dom[MOSAIC_MAX_HARTS],
 	world_master[MOSAIC_MAX_HARTS];
 
-/* The layout of domains never changes after boot: the world is filled once. */
 static struct mk *mk_of(unsigned dom);
 
+/* The layout of domains never changes after boot: the world is filled once. */
 void alloc_world_init(void)
 {
 	for (unsigned c = 0; c < mesh.cores; c++) {

@@ -410,7 +410,9 @@ static inline __attribute__((always_inline)) bool direct_done(void *arg)
  * then. An interruptible wait (a user task's) gives up, false, once its task is to be
  * killed. A user task time-sliced with others on this core (kernel/share.h) gives the
  * core to them while it waits, by its job's wait mode; it waits here itself only when
- * every task of the core waits, so the core's clock jumps as a lone waiter's does. */
+ * every task of the core waits, so the core's clock jumps as a lone waiter's does.
+ * Inlined into its three callers: a blocking receive whose message comes then returns through
+ * one frame, not two (47 instructions less on a barrier's critical path at every level, docs/noc.md). */
 static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, bool (*done)(void *), void *arg,
 								  bool interruptible)
 {
