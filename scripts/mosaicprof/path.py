@@ -1,4 +1,5 @@
-"""One hart's stretches from entering one kernel function to its next entry of another (--path).
+"""One hart's stretches from entering one kernel function to its next entry of another (--path);
+an entry of the first on the way starts the stretch anew.
 
 A machine-wide profile mixes what every hart does; a latency has a path instead: on the virtual
 clock the software of one step of a message chain is what its hart runs from the end of a wait
