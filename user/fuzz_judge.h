@@ -251,6 +251,10 @@ static void judge(struct call *c, const struct fuzz_state *s)
 			bad(c, -1, "there is no call %lu", c->nr);
 		return;
 	}
+	if (d->flags & C_SHARE_ONLY) {
+		bad(c, -1, "a share group's call from a job's task");
+		return;
+	}
 	uint64_t g = c->a[0];
 	int gk = G_NONE, rank = -1;
 	unsigned gn = 1;

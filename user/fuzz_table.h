@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include "mosaic.h"
+#include "balance.h"
 
 enum kind {
 	K_ANY,     /* not read by the call (or a call that does not exist): anything */
@@ -58,6 +59,7 @@ struct arg_desc {
 #define C_STABLE 16   /* returns the same value on every call of the task */
 #define C_UNKNOWN 32  /* no such call: the number is drawn too */
 #define C_BAD_ONLY 64 /* made only when certainly bad: a good one would print, or kill a peer */
+#define C_SHARE_ONLY 128 /* a share group's call: the fuzz task, a job's task, is always refused */
 
 struct call_desc {
 	long nr;
@@ -123,6 +125,8 @@ static const struct call_desc calls[] = {
 	{KC_INFECT, "infect", 0, 128, 0, 0, {{K_TEAM, 1, 0, sizeof(struct mosaic_member)}, A(K_COUNT)}},
 	{KC_TEAM_WAIT, "team_wait", 0, 128, 0, 0, {BUF(1, sizeof(struct mosaic_member_result), F_OUT), A(K_COUNT)}},
 	{KC_CLAIM, "claim", 0, 0, 0, 0, {BUF(1, 2, F_OUT | F_NULL_OK | F_OWN), A(K_COUNT)}},
+	{KC_SHARE_INFO, "share_info", 0, 0, C_SHARE_ONLY, 0, {A(K_ANY)}},
+	{KC_SHARE_BARRIER, "share_barrier", 0, 0, C_SHARE_ONLY, 0, {{0}}},
 	{-1, "unknown", 0, 0, C_UNKNOWN, 0, {A(K_ANY), A(K_ANY), A(K_ANY), A(K_ANY), A(K_ANY), A(K_ANY)}},
 };
 
@@ -132,7 +136,7 @@ static const struct call_desc calls[] = {
 static inline int call_exists(uint64_t nr)
 {
 	return nr <= KC_KILL || (nr >= KC_SEND && nr <= KC_PROBE) || (nr >= KC_GROUP_INIT && nr <= KC_SCATTER) ||
-	       nr == KC_JOB_SPAWN || nr == KC_JOB_WAIT || nr == KC_JOB_SIZE || nr == KC_JOB_GROUP ||
+	       (nr >= KC_JOB_SPAWN && nr <= KC_SHM_OPEN) || nr == KC_SHARE_INFO || nr == KC_SHARE_BARRIER ||
 	       (nr >= KC_INVADE && nr <= KC_CLAIM);
 }
 
