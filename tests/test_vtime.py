@@ -96,6 +96,27 @@ def test_two_boots_give_the_same_virtual_times(boot):
     assert a == b
 
 
+def scenario_jobs(boot):
+    r = boot(harts=36, bootargs='vtime=1 cmd="scenario simul 4 8 100"', icount=False, timeout=120)
+    assert r.status == 0, r.output[-2000:]
+    return [json.loads(m) for m in re.findall(r"^ALLOCJOB (\{.*\})$", r.output, re.M)]
+
+
+def test_without_icount_boots_repeat_their_absolute_times_and_decisions(boot):
+    """Without -icount the host decides in which order the harts run, but every clock starts at
+    the same time after bring-up (VTIME_START_NS) and counts only its own core's work: a
+    barrier benchmark gives the same figures on two boots, and a scenario's jobs the same
+    absolute submission times and the same decisions. The allocation times may differ by a
+    few µs (docs/time.md, "Repeatability without -icount")."""
+    assert barrier(boot, 16, icount=False) == barrier(boot, 16, icount=False)
+    a, b = scenario_jobs(boot), scenario_jobs(boot)
+    assert len(a) == len(b) == 4
+    for x, y in zip(a, b):
+        for key in ("job", "t_submit_ns", "msgs", "hops", "cancels", "attempts", "cores", "status"):
+            assert x[key] == y[key], (key, x, y)
+        assert abs(x["t_alloc_ns"] - y["t_alloc_ns"]) <= 20000, (x, y)
+
+
 
 
 def test_a_shell_timeout_runs_on_the_shell_cores_clock(boot):
