@@ -38,13 +38,19 @@ static int class_of(size_t total)
 	return -1;
 }
 
+unsigned long kheap_pages_for(size_t size)
+{
+	size_t total = size + HDR;
+	return class_of(total) < 0 ? (total + PAGE_SIZE - 1) / PAGE_SIZE : 0;
+}
+
 void *kmalloc(size_t size)
 {
 	size_t total = size + HDR;
 	int c = class_of(total);
 	struct block_header *h;
 	if (c < 0) {
-		size_t pages = (total + PAGE_SIZE - 1) / PAGE_SIZE;
+		size_t pages = kheap_pages_for(size);
 		h = page_alloc(pages);
 		if (!h)
 			return 0;

@@ -13,16 +13,32 @@ TASKS = 4
 CALLS = 1500
 
 
-def test_short_campaign_leaves_the_kernel_as_it_was():
-    c = fuzzcampaign.run(SEEDS, tasks=TASKS, calls=CALLS, timeout=170, log_path=LOG_DIR / "test_fuzz_campaign.log")
+def short_campaign(seeds, log_name, oversub_cores=0):
+    """Runs a short campaign and checks it passed and that every task made its calls, some of
+    them certainly bad and refused."""
+    c = fuzzcampaign.run(seeds, tasks=TASKS, calls=CALLS, timeout=170, oversub_cores=oversub_cores,
+                         log_path=LOG_DIR / log_name)
     for w in c.warnings:
         print("warning:", w)
     assert not c.problems, "\n".join(c.problems)
-    # every task made its calls, and some of them were certainly bad and refused
     done = re.findall(r"fuzz: seed \d+ task \d+ of \d+ on core \d+: (\d+) calls, \d+ errors, (\d+) certainly bad",
                       c.output)
-    assert len(done) == len(SEEDS) * TASKS
+    assert len(done) == len(seeds) * TASKS
     assert all(int(n) > CALLS // 2 and int(bad) > 0 for n, bad in done)
+    return c
+
+
+def test_short_campaign_leaves_the_kernel_as_it_was():
+    short_campaign(SEEDS, "test_fuzz_campaign.log")
+
+
+def test_short_oversubscribed_campaign_leaves_the_kernel_as_it_was():
+    """The same checks with every job oversubscribed (submit ... cores 2): four tasks time-sliced on
+    two cores, placed and waiting as the seed picks, moving between the cores while they make their
+    hostile calls; the calls outside an oversubscribed task's list must be refused."""
+    seeds = [5, 6]
+    c = short_campaign(seeds, "test_fuzz_oversub_campaign.log", oversub_cores=2)
+    assert len(re.findall(rf"^oversub job \d+: {TASKS} tasks on 2 cores", c.output, re.M)) == len(seeds)
 
 
 def test_a_seed_makes_the_same_calls_every_time(boot):
@@ -36,7 +52,7 @@ def test_a_seed_makes_the_same_calls_every_time(boot):
 
 
 def fake_output(wrong=False, pages=(100, 100), kept=(0, 0), boxes="kernel_slots=0 user_slots=0 unhandled=0 held_bytes=0",
-                ktest="ktest: 30 passed, 0 failed", objects=(70, 70)):
+                ktest="ktest: 30 passed, 0 failed", objects=(70, 70), boxes_after=None):
     """A campaign's console output as the shell would print it, for the host-side checks."""
     lines = [f"pages    60000 total, 10 reserved, {pages[0]} in use, 5 free (20 KiB free)",
              f"heap     {objects[0]} objects in use, {kept[0]} pages kept for small objects"]
@@ -53,7 +69,8 @@ def fake_output(wrong=False, pages=(100, 100), kept=(0, 0), boxes="kernel_slots=
                  % (fuzzcampaign.fuzz_arg(9, 10), 1 if wrong else 0, 1 if wrong else 0, 1 if wrong else 0))
     lines.append(f"pages    60000 total, 10 reserved, {pages[1]} in use, 5 free (20 KiB free)")
     lines.append(f"heap     {objects[1]} objects in use, {kept[1]} pages kept for small objects")
-    lines += ["mailboxes: " + boxes] if boxes else []
+    after = boxes if boxes_after is None else boxes_after
+    lines += ["mailboxes: " + after] if after else []
     lines.append(ktest)
     return "\n".join(lines) + "\n"
 
@@ -72,6 +89,14 @@ def test_host_checks_pass_a_clean_campaign_and_catch_each_problem():
     # pages the kernel heap keeps for small objects are a cache, not a leak
     assert checked(fake_output(pages=(100, 130), kept=(0, 30))).problems == []
     assert any("heap objects" in p and "72 before" in p for p in checked(fake_output(objects=(72, 73))).problems)
+    # the mailboxes of oversubscribed jobs' endpoints are made on first use and kept: counted apart
+    before = "kernel_slots=0 user_slots=0 unhandled=0 held_bytes=0 endpoint_mailboxes=0 endpoint_mailbox_pages=0"
+    after = "kernel_slots=0 user_slots=0 unhandled=0 held_bytes=0 endpoint_mailboxes=2 endpoint_mailbox_pages=2"
+    assert checked(fake_output(pages=(100, 102), objects=(70, 72), boxes=before, boxes_after=after)).problems == []
+    assert any("pages in use" in p for p in checked(fake_output(pages=(100, 103), objects=(70, 72), boxes=before,
+                                                                boxes_after=after)).problems)
+    assert any("heap objects" in p for p in checked(fake_output(pages=(100, 102), objects=(70, 73), boxes=before,
+                                                                boxes_after=after)).problems)
     assert any("mailboxes after" in p for p in checked(fake_output(boxes="kernel_slots=0 user_slots=2 "
                                                                      "unhandled=0 held_bytes=64")).problems)
     assert any("ktest" in p for p in checked(fake_output(ktest="ktest: 29 passed, 1 failed")).problems)

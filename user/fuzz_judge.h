@@ -97,6 +97,10 @@ static int judge_ptr(struct call *c, const struct fuzz_state *s, int i, const st
 	return V_UNSURE;
 }
 
+/* An id of the virtual endpoints that an oversubscribed job's tasks speak as (drivers/noc/noc_ep.h:
+ * 128 to 255); some of them are bound, to this task or to others. */
+static int is_endpoint(uint64_t v) { return v >= 128 && v < 256; }
+
 /* A core id (src: MOSAIC_ANY allowed too). */
 static void judge_core(struct call *c, const struct fuzz_state *s, int i, int src)
 {
@@ -108,6 +112,8 @@ static void judge_core(struct call *c, const struct fuzz_state *s, int i, int sr
 			unsure(c);
 	} else if (!fits_int(v))
 		bad(c, i, "core %lx does not fit an int", v);
+	else if (s->oversub && is_endpoint(v))
+		unsure(c); /* the task's own endpoint, or maybe a peer's */
 	else if (!(src && (int32_t)v == MOSAIC_ANY) && ((int32_t)v < 0 || (int32_t)v >= s->ncores))
 		bad(c, i, "there is no core %d", (int)(int32_t)v);
 }
@@ -132,8 +138,16 @@ static void judge_cores(struct call *c, const struct fuzz_state *s, int i, uint6
 		int in_claim = 0;
 		for (uint32_t j = 0; j < s->claim_n; j++)
 			in_claim |= s->claim[j] == v[k];
-		if (v[k] >= s->ncores)
+		if (s->oversub && is_endpoint(v[k]) && v[k] != s->me)
+			return unsure(c); /* maybe a peer's endpoint */
+		if (v[k] >= s->ncores && !(s->oversub && v[k] == s->me))
 			return bad(c, i, "core %u of the array does not exist", v[k]);
+		if (v[k] >= MAXCORES) { /* this task's own endpoint (oversubscribed): its own check */
+			if (has_me)
+				return bad(c, i, "core %u is in the array twice", v[k]);
+			has_me = 1, rank = (int)k;
+			continue;
+		}
 		if (seen[v[k] / 64] & (1ULL << (v[k] % 64)))
 			return bad(c, i, "core %u is in the array twice", v[k]);
 		if (retreat && !in_claim)
@@ -253,6 +267,10 @@ static void judge(struct call *c, const struct fuzz_state *s)
 	}
 	if (d->flags & C_SHARE_ONLY) {
 		bad(c, -1, "a share group's call from a job's task");
+		return;
+	}
+	if (s->oversub && !oversub_allows(c->nr)) {
+		bad(c, -1, "not a call of an oversubscribed job's task");
 		return;
 	}
 	uint64_t g = c->a[0];

@@ -32,6 +32,7 @@ struct fuzz_state {
 	uint16_t claim[MAXCORES];
 	uint64_t stable[KC_JOB_SIZE + 1]; /* the first answer of each C_STABLE call */
 	uint64_t last_time;
+	int oversub; /* a task of an oversubscribed job (argument bit 58): time-sliced, may move */
 };
 
 /* Pointer classes: where a generated pointer points. */

@@ -140,4 +140,14 @@ static inline int call_exists(uint64_t nr)
 	       (nr >= KC_INVADE && nr <= KC_CLAIM);
 }
 
+/* The calls a task of an oversubscribed job may make (kernel/share.c, share_call_allowed: it
+ * is time-sliced as a share group's task, with its own message endpoint); the others are
+ * refused. Stated here again on purpose: the fuzzer checks the kernel against it. */
+static inline int oversub_allows(uint64_t nr)
+{
+	return nr == KC_WRITE || nr == KC_CORE_ID || nr == KC_DOMAIN_ID || nr == KC_TIME_NS || nr == KC_SLEEP_US ||
+	       nr == KC_HEAP_GROW || (nr >= KC_SEND && nr <= KC_PROBE) || (nr >= KC_GROUP_INIT && nr <= KC_SCATTER) ||
+	       nr == KC_JOB_ID || nr == KC_RANK || nr == KC_JOB_SIZE || nr == KC_JOB_GROUP || nr == KC_SHM_OPEN;
+}
+
 #endif

@@ -953,7 +953,9 @@ void msg_idle_purge(void)
 void msg_usage(unsigned core, struct msg_usage *u)
 {
 	const struct endpoint *ep = &endpoints[core];
-	*u = (struct msg_usage){.kernel_slots = noc_mailboxes[core].used, .user_slots = noc_user_mailboxes[core].used,
+	/* a virtual endpoint (core >= NOC_EP_VIRT_BASE) has a user mailbox only: the kernel channel names cores */
+	*u = (struct msg_usage){.kernel_slots = core < NOC_EP_VIRT_BASE ? noc_mailboxes[core].used : 0,
+				.user_slots = noc_user_mailboxes[core].used,
 				.unhandled = ep->uh_count, .user_unhandled = ep->uh_user,
 				.user_bytes = ep->uh_user_bytes, .session = ep->session};
 }

@@ -177,6 +177,7 @@ struct msg_usage {
 	uint64_t user_bytes; /* kernel memory held by unhandled user messages */
 	uint32_t session;
 };
+/* core: a core, or a virtual endpoint (drivers/noc/noc_ep.h) whose user mailbox has been made. */
 void msg_usage(unsigned core, struct msg_usage *u);
 
 #endif
