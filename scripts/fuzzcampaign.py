@@ -151,18 +151,19 @@ def check(c):
     # the user mailboxes of oversubscribed jobs' virtual endpoints are made when one is first bound
     # and kept for the boot (drivers/noc/noc.c): one heap object each, and its pages, which
     # `mailboxes` counts
-    made = [b.get("endpoint_mailboxes", 0) for b in boxes[:2]] if len(boxes) >= 2 else [0, 0]
-    made_pages = [b.get("endpoint_mailbox_pages", 0) for b in boxes[:2]] if len(boxes) >= 2 else [0, 0]
-    if len(pages) >= 2 and pages[1] - pages[0] != made_pages[1] - made_pages[0]:
+    def made(key):
+        return boxes[1].get(key, 0) - boxes[0].get(key, 0) if len(boxes) >= 2 else 0
+
+    kept_pages, kept_objects = made("endpoint_mailbox_pages"), made("endpoint_mailboxes")
+    if len(pages) >= 2 and pages[1] - pages[0] != kept_pages:
         c.problems.append(f"pages in use (less the kernel heap's cache): {pages[0]} before the fuzz jobs, "
-                          f"{pages[1]} after, of which {made_pages[1] - made_pages[0]} endpoint mailboxes' kept "
-                          "for the boot")
+                          f"{pages[1]} after, of which {kept_pages} hold endpoint mailboxes kept for the boot")
     elif len(pages) < 2 and not c.problems:
         c.problems.append("the shell did not print `mem` twice")
-    if len(objects) >= 2 and objects[1] - objects[0] != made[1] - made[0]:
+    if len(objects) >= 2 and objects[1] - objects[0] != kept_objects:
         # exact since the micro-kernels' own state is made at boot (kernel/alloc/binding.c)
         c.problems.append(f"kernel heap objects in use: {objects[0]} before the fuzz jobs, {objects[1]} after, "
-                          f"of which {made[1] - made[0]} endpoint mailboxes kept for the boot "
+                          f"of which {kept_objects} endpoint mailboxes kept for the boot "
                           "(something a task left behind was not freed)")
     if boxes and any(v for k, v in boxes[-1].items() if not k.startswith("endpoint_mailbox")):
         c.problems.append(f"mailboxes after the fuzz jobs: {boxes[-1]} (all but the endpoint mailboxes kept "

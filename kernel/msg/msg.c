@@ -299,7 +299,7 @@ static uint64_t drain_mailbox(unsigned core, unsigned uid)
 
 /* ---- progress and waiting ---- */
 
-static void progress(unsigned me, struct endpoint *ep)
+static void progress_queues(unsigned me, struct endpoint *ep)
 {
 	struct msg_request *prev = 0, *r = ep->send_head;
 	while (r) {
@@ -325,6 +325,14 @@ static void progress(unsigned me, struct endpoint *ep)
 			prev = r;
 		r = next;
 	}
+}
+
+/* Sends what waits for a credit and matches the posted receives of endpoint me. Inline gate: a
+ * blocking receive queues nothing (msg_recv_typed), and its wait calls this on every round. */
+static inline void progress(unsigned me, struct endpoint *ep)
+{
+	if (ep->send_head || ep->recv_head)
+		progress_queues(me, ep);
 }
 
 static bool box_visible(struct noc_mailbox *mb, uint64_t now)
@@ -423,8 +431,7 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 		unsigned me = this_cpu();
 		struct noc_mailbox *mb = &noc_mailboxes[me];
 		uint32_t seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
-		if (ep->send_head || ep->recv_head) /* a blocking receive queues nothing (msg_recv_typed) */
-			progress(id, ep);
+		progress(id, ep);
 		if (done ? done(arg) : direct_done(arg))
 			return true;
 		uint64_t next_ns = drain_mailbox(me, id);
@@ -432,8 +439,7 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 			uint64_t hosted = noc_mailbox_next_delivery(me); /* also the tasks time-sliced here */
 			next_ns = hosted < next_ns ? hosted : next_ns;
 		}
-		if (ep->send_head || ep->recv_head)
-			progress(id, ep);
+		progress(id, ep);
 		if (done ? done(arg) : direct_done(arg))
 			return true;
 		if (interruptible && hart_kill_pending())
