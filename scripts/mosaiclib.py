@@ -180,13 +180,29 @@ def _kill_group(proc):
 # closed terminal) would otherwise end the script and leave QEMU running on, with no one to stop it.
 _live_qemus = set()
 _live_lock = threading.Lock()
+# A signal that comes while the main thread starts a QEMU (before run_qemu can stop it) is kept here and
+# acted on as soon as the QEMU is known.
+_starting = False
+_pending_signal = None
 
 
 def _stop_live_qemus_and_exit(signum, frame):
-    with _live_lock:
-        procs = list(_live_qemus)
-    for proc in procs:
-        _kill_group(proc)
+    """Signals every live QEMU to stop and ends the script; run_qemu's cleanup then waits for its QEMU.
+
+    It must not wait itself: it runs between two bytecodes of the main thread, which may be inside
+    Popen.wait holding that Popen's internal lock, and a second wait on it would block for ever.
+    It takes no lock for the same reason (list() of a set is atomic under the GIL).
+    """
+    global _pending_signal
+    for proc in list(_live_qemus):
+        if proc.returncode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    if _starting:
+        _pending_signal = signum
+        return
     raise SystemExit(128 + signum)
 
 
@@ -194,6 +210,23 @@ if threading.current_thread() is threading.main_thread():
     for _sig in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(_sig) == signal.SIG_DFL:
             signal.signal(_sig, _stop_live_qemus_and_exit)
+
+
+def _start_qemu(cmd):
+    """Starts QEMU in its own session and registers it; a stop signal that came meanwhile is raised after."""
+    global _starting
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        _starting = True
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        with _live_lock:
+            _live_qemus.add(proc)
+    finally:
+        if main:
+            _starting = False
+    return proc
 
 
 def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks=(), started=None):
@@ -208,10 +241,7 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
     found = {}
     chunks = []
     t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    with _live_lock:
-        _live_qemus.add(proc)
+    proc = _start_qemu(cmd)
     online = threading.Event()
 
     def reader():
@@ -231,6 +261,8 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
     thread.start()
     timed_out = False
     try:
+        if _pending_signal is not None:  # asked to stop while QEMU started: the cleanup below stops it
+            raise SystemExit(128 + _pending_signal)
         if started:
             started(proc)
         if input_text is not None:

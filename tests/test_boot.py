@@ -1,5 +1,6 @@
 """Boot and assert: every hart count from 1 to 128 comes up, and every hart proved it ran."""
 import re
+from time import time_ns
 
 import pytest
 
@@ -107,3 +108,31 @@ def test_a_stopped_script_stops_its_qemu():
     finally:  # whatever happened, leave no QEMU behind
         run.kill()
         subprocess.run(["pkill", "-f", marker])
+
+
+def test_a_stop_signal_inside_a_wait_neither_hangs_nor_leaves_qemu():
+    """The signal may find the main thread inside Popen.wait, holding that Popen's internal lock (a CI run
+    once hung there for ever): the handler must end the script without waiting, and the QEMU must still stop."""
+    import subprocess
+    import sys
+    from conftest import ROOT
+    marker = f"{time_ns()}"
+    program = f"""
+import signal, subprocess, sys
+sys.path.insert(0, {str(ROOT / "scripts")!r})
+import mosaiclib
+proc = subprocess.Popen(["sleep", "600{marker}"], start_new_session=True)
+mosaiclib._live_qemus.add(proc)
+proc._waitpid_lock.acquire()  # where the signal finds the main thread
+try:
+    mosaiclib._stop_live_qemus_and_exit(signal.SIGTERM, None)
+except SystemExit as stop:
+    print("exit", stop.code)
+proc._waitpid_lock.release()
+print("child", proc.wait(timeout=10))
+"""
+    try:
+        r = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=30)
+        assert r.stdout.split() == ["exit", "143", "child", "-15"], r.stdout + r.stderr
+    finally:
+        subprocess.run(["pkill", "-f", f"600{marker}"])
