@@ -175,3 +175,41 @@ void core_sleep_us(uint64_t us)
 	else
 		core_wait_until(never, 0, timer_now() + timer_us_to_ticks(us));
 }
+
+/*
+ * A core asleep outside the clock counts as running at the clock it stopped at and holds every
+ * other core back there: a task waited for inside a task, that itself waited on its core's
+ * clock, got through only as the waiter's clock crept up with the wake-ups it took
+ * (docs/time.md). So the core sleeps as one that waits for the hand-over's note and nothing
+ * else. Its mailbox says it sleeps, so a message posted to it wakes it to forget that
+ * message's note (vtime_idle_for_handover); the note of the hand-over itself is kept.
+ */
+void core_sleep_for_handover(bool (*done)(void *), void *arg)
+{
+	if (!vtime_active) {
+		WAIT_UNTIL(done(arg), 0);
+		return;
+	}
+	struct noc_mailbox *mb = &noc_mailboxes[this_cpu()];
+	vtime_wait_begin();
+	while (!done(arg)) {
+		uint32_t nudges = vtime_nudges();
+		if (!vtime_idle_for_handover())
+			continue; /* a hand-over came since the last look at done: look again first */
+		mb->sleeping = 1;
+		fence();
+		WAIT_UNTIL(done(arg) || vtime_nudges() != nudges, 0);
+		mb->sleeping = 0;
+	}
+	vtime_wait_end();
+}
+
+void core_hand_over_flag(unsigned to, volatile uint32_t *flag, uint32_t value, volatile uint64_t *at)
+{
+	uint64_t now = vtime_stamp(); /* holds this core's bound at now until `to` is noted */
+	*at = now;
+	__atomic_store_n(flag, value, __ATOMIC_RELEASE);
+	vtime_note_event(to, now); /* after the flag is visible, as for every hand-over */
+	vtime_stamp_done();
+	ipi_send(to, IPI_WAKE);
+}

@@ -24,6 +24,19 @@ bool core_wait_until(bool (*done)(void *), void *arg, uint64_t deadline);
 /* The same with a deadline on this core's clock, vtime_now_ns() (0: none): under virtual time
  * the deadline is one of the core's events, reached by a jump like a sleep's end. */
 bool core_wait_until_ns(bool (*done)(void *), void *arg, uint64_t deadline_ns);
+/*
+ * Sleeps until done(arg) holds, without background work (for waits inside a task or a call,
+ * where running other work would nest it on this stack). Whatever makes done hold is a
+ * hand-over to this core: the core that makes it hold takes its time with vtime_stamp(),
+ * publishes it, notes this core at that time (vtime_note_event), lifts the stamp and wakes it
+ * with IPI_WAKE. Under virtual time the core meanwhile waits for nothing of its own, so it
+ * holds no other core back, and it never jumps: the caller moves its clock to the published
+ * time (vtime_advance_to). On the machine's clock a plain WFI wait.
+ */
+void core_sleep_for_handover(bool (*done)(void *), void *arg);
+/* The other side for a flag: stores value into *flag as a hand-over to core `to` at this core's
+ * clock, which it also stores into *at (the waiter moves its clock there), and wakes `to`. */
+void core_hand_over_flag(unsigned to, volatile uint32_t *flag, uint32_t value, volatile uint64_t *at);
 /* Sleeps us microseconds, doing background work meanwhile. */
 void core_sleep_us(uint64_t us);
 

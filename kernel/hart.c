@@ -178,10 +178,29 @@ bool hart_run_call(void)
 	me->call_done = 1;
 	__atomic_store_n(&me->state, HART_ONLINE, __ATOMIC_RELEASE);
 	__atomic_store_n(&me->call_fn, (hart_fn)0, __ATOMIC_RELEASE);
+	fence(); /* the end is visible before the watcher is read: see hart_call_wait_end */
+	uint32_t watcher = __atomic_exchange_n(&me->call_watcher, 0, __ATOMIC_ACQ_REL);
 	vtime_note_event(caller, end); /* after the end is visible, as for the call */
+	if (watcher && watcher - 1 != caller)
+		vtime_note_event(watcher - 1, end);
 	vtime_stamp_done();
 	ipi_send(caller, IPI_WAKE); /* the caller may sleep in hart_call_wait */
+	if (watcher && watcher - 1 != caller)
+		ipi_send(watcher - 1, IPI_WAKE);
 	return true;
+}
+
+/* The watcher is stored before the call is looked at, and the callee clears call_fn before it
+ * reads the watcher, each with a full fence between: either the callee sees the watcher and
+ * notes it, or the watcher sees the call gone. */
+void hart_call_wait_end(unsigned cpu)
+{
+	struct hart *h = &harts[cpu];
+	__atomic_store_n(&h->call_watcher, this_cpu() + 1, __ATOMIC_RELEASE);
+	fence();
+	core_sleep_for_handover(call_finished, h);
+	__atomic_store_n(&h->call_watcher, 0, __ATOMIC_RELEASE); /* the call may have ended before it was set */
+	vtime_advance_to(h->call_vt); /* we learn of its end no earlier than it ended */
 }
 
 void hart_idle_loop(void)

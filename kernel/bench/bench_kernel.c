@@ -48,6 +48,7 @@
 #include "lib/string.h"
 #include "lib/stats.h"
 #include "kernel/vtime.h"
+#include "kernel/background.h"
 
 #define MAX_REPS 64
 #define LOCAL_BATCH 1000
@@ -168,6 +169,7 @@ struct watch {
 	unsigned phase_core;
 	uint64_t deadline;
 	volatile uint32_t armed, done;
+	volatile uint64_t armed_ns; /* the watcher's clock when it armed */
 	unsigned boss;
 };
 
@@ -197,8 +199,7 @@ static void watch_report(const struct watch *w)
 static void watch_side(void *arg)
 {
 	struct watch *w = arg;
-	__atomic_store_n(&w->armed, 1, __ATOMIC_RELEASE);
-	ipi_send(w->boss, IPI_WAKE);
+	core_hand_over_flag(w->boss, &w->armed, 1, &w->armed_ns);
 	/* on the virtual clock the watcher is not part of the simulated machine: it waits for
 	 * nothing, so that no core waits for its clock (kernel/vtime.h) */
 	vtime_wait_begin();
@@ -212,6 +213,8 @@ static void watch_side(void *arg)
 	}
 }
 
+static bool watch_armed(void *arg) { return __atomic_load_n(&((struct watch *)arg)->armed, __ATOMIC_ACQUIRE) != 0; }
+
 /* ktest_run_on under the watchdog. */
 static void run_phase(const char *phase, const uint16_t *cores, unsigned n, void (*fn)(void *), void *arg)
 {
@@ -220,7 +223,8 @@ static void run_phase(const char *phase, const uint16_t *cores, unsigned n, void
 			   .deadline = timer_now() + timer_us_to_ticks(WATCH_MS * 1000ULL)};
 	bool watching = watcher >= 0 && hart_call((unsigned)watcher, watch_side, &w);
 	if (watching) {
-		WAIT_UNTIL(__atomic_load_n(&w.armed, __ATOMIC_ACQUIRE), 0);
+		core_sleep_for_handover(watch_armed, &w); /* on the boss's clock: it holds nobody back */
+		vtime_advance_to(w.armed_ns);
 		settle(); /* the watcher reaches its WFI before anything is measured */
 	}
 	if (!ktest_run_on(cores, n, fn, arg))

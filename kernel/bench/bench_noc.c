@@ -20,6 +20,7 @@
 #include "lib/string.h"
 #include "lib/stats.h"
 #include "kernel/vtime.h"
+#include "kernel/background.h"
 #include "kernel/vclock.h"
 
 #define MAX_REPS 32
@@ -72,8 +73,8 @@ static unsigned core_at_hops(unsigned h)
 
 struct overhead {
 	unsigned src, dst;
-	volatile int sent;
-	uint64_t sent_ns; /* the sender's clock after its send */
+	volatile uint32_t sent;
+	volatile uint64_t sent_ns; /* the sender's clock after its send */
 	uint64_t send_instr, recv_instr;
 	uint64_t read_instr; /* what two reads of work_now() back to back count: the measurement's own */
 	int err;
@@ -86,6 +87,8 @@ static uint64_t work_now(void)
 {
 	return vtime_active ? vtime_now_ns() / vtime_ns_per_insn : core_instructions();
 }
+
+static bool was_sent(void *arg) { return __atomic_load_n(&((struct overhead *)arg)->sent, __ATOMIC_ACQUIRE) != 0; }
 
 static void overhead_side(void *arg)
 {
@@ -103,11 +106,10 @@ static void overhead_side(void *arg)
 		o->err |= msg_send((int)o->dst, 4, buf, sizeof buf);
 		o->send_instr = work_now() - i0;
 		prof_end();
-		o->sent_ns = vtime_now_ns();
-		__atomic_store_n(&o->sent, 1, __ATOMIC_RELEASE);
-		ipi_send(o->dst, IPI_WAKE);
+		core_hand_over_flag(o->dst, &o->sent, 1, &o->sent_ns);
 	} else {
-		WAIT_UNTIL(__atomic_load_n(&o->sent, __ATOMIC_ACQUIRE), 0);
+		core_sleep_for_handover(was_sent, o); /* on this core's clock: it holds nobody back */
+		vtime_advance_to(o->sent_ns);
 		/* past the delivery time on this core's clock: no waiting inside recv */
 		vtime_sleep_until_ns(o->sent_ns + 20000, 0);
 		prof_begin();

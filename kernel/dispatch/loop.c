@@ -61,12 +61,12 @@ static void ask_stop(unsigned cpu)
 	ipi_send(cpu, IPI_WAKE);
 }
 
-/* The idle loop wakes the core that started the call when it returns, which need not be us:
- * so re-check every millisecond as well. */
+/* The loop runs as a hart_call, which need not be ours: wait for its end as a watcher, on this
+ * core's clock (a plain wait counted as running and held every other core back). */
 static void wait_loop_gone(unsigned cpu)
 {
-	while (dispatcher_loop_running(cpu))
-		WAIT_UNTIL(!dispatcher_loop_running(cpu), timer_now() + timer_us_to_ticks(1000));
+	if (dispatcher_loop_running(cpu))
+		hart_call_wait_end(cpu);
 }
 
 int dispatcher_stop(unsigned cpu)

@@ -8,41 +8,11 @@
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/dispatch/dispatch_internal.h"
 #include "kernel/hart.h"
-#include "drivers/timer.h"
 #include "kernel/background.h"
 #include "kernel/vtime.h"
-#include "drivers/noc/noc.h"
 
 static bool is_done(struct task *t) { return __atomic_load_n(&t->done, __ATOMIC_ACQUIRE) != 0; }
 static bool is_done_cb(void *t) { return is_done(t); }
-
-/*
- * Inside a task the waiter only sleeps. Under virtual time it sleeps as a core that waits for
- * the end's note and nothing else (the ender notes every waiter before it wakes it): a core
- * asleep outside the clock counts as running at the clock it stopped at, and held every other
- * core back there, so a task it waited for that itself waited on its core's clock got through
- * only as this core's clock crept up with the wake-ups it took (docs/time.md). Its mailbox
- * says it sleeps, so a message posted to it wakes it to forget that message's note.
- */
-static void sleep_until_done(struct task *t)
-{
-	if (!vtime_active) {
-		WAIT_UNTIL(is_done(t), 0);
-		return;
-	}
-	struct noc_mailbox *mb = &noc_mailboxes[this_cpu()];
-	vtime_wait_begin();
-	while (!is_done(t)) {
-		uint32_t nudges = vtime_nudges();
-		if (!vtime_idle_for_handover())
-			continue; /* a hand-over came since the last look at is_done: look again first */
-		mb->sleeping = 1;
-		fence();
-		WAIT_UNTIL(is_done(t) || vtime_nudges() != nudges, 0);
-		mb->sleeping = 0;
-	}
-	vtime_wait_end();
-}
 
 int64_t task_wait(struct task *t)
 {
@@ -61,7 +31,7 @@ int64_t task_wait(struct task *t)
 	if (dispatchers[me].current == NULL)
 		core_wait(is_done_cb, t);
 	else
-		sleep_until_done(t);
+		core_sleep_for_handover(is_done_cb, t); /* inside a task: only sleep (the ender notes us) */
 	/* done is set inside the ender's critical section; passing through the lock makes sure the
 	 * ender has left it, so the caller may reuse t as soon as we return */
 	s = spin_lock(&d->lock);

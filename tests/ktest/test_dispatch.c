@@ -742,6 +742,61 @@ KTEST(dispatch, a_task_waits_for_a_task_that_sleeps_on_its_clock)
 	cleanup(t_nest, 2);
 }
 
+/* ---- a dispatcher stopped by a core that did not start it ---- */
+
+static struct task t_stop_elsewhere;
+
+struct stop_from {
+	unsigned dispatcher;
+	int result;
+	uint64_t returned_ns; /* the stopper's clock when dispatcher_stop returned */
+};
+
+static void stop_it(void *arg)
+{
+	struct stop_from *s = arg;
+	s->result = dispatcher_stop(s->dispatcher);
+	s->returned_ns = vtime_now_ns();
+}
+
+/* The loop runs as this core's hart_call, so its end wakes this core, not the stopper. The
+ * stopper must still learn of the end, and on the cores' clocks no earlier than it happened:
+ * here the loop ends after a task that sleeps 300 us on its core's clock. Until 2026-11-27 the
+ * stopper polled the loop every millisecond outside the clock, so it counted as a core running
+ * at the clock it stopped at and the sleeper's jump waited for that clock to creep there. */
+static void stop_elsewhere_body(struct ktest_ctx *kt)
+{
+	unsigned dispatcher = other_core(0), stopper = other_core(1);
+	uint64_t sleep_us = 300;
+	KT_ASSERT_EQ(dispatcher_start(dispatcher), 0);
+	KT_ASSERT_EQ(task_init(&t_stop_elsewhere, sleeps_on_its_clock, &sleep_us, 1), 0);
+	uint64_t t0 = vtime_now_ns();
+	KT_ASSERT_EQ(task_dispatch(&t_stop_elsewhere, dispatcher), 0);
+	struct stop_from s = {.dispatcher = dispatcher, .result = 1};
+	KT_ASSERT(hart_call(stopper, stop_it, &s));
+	hart_call_wait(stopper);
+	KT_ASSERT_EQ(s.result, 0);
+	KT_ASSERT(!dispatcher_loop_running(dispatcher));
+	KT_ASSERT_EQ(task_wait(&t_stop_elsewhere), 5); /* the loop ran the task before it stopped */
+	kprintf("ktest:   the task ended %lu us and the stop returned %lu us after the dispatch\n",
+		(t_stop_elsewhere.end_ns - t0) / 1000, (s.returned_ns - t0) / 1000);
+	KT_ASSERT(t_stop_elsewhere.end_ns >= t0 + sleep_us * 1000);
+	if (vtime_active) /* the stopper learnt of the end no earlier than the loop's end */
+		KT_ASSERT(s.returned_ns >= t_stop_elsewhere.end_ns);
+	KT_ASSERT_EQ(dispatcher_start(dispatcher), 0); /* the core takes calls again */
+	KT_ASSERT_EQ(dispatcher_stop(dispatcher), 0);
+}
+
+KTEST(dispatch, a_dispatcher_stopped_by_another_core_ends_on_its_clock)
+{
+	if (hart_count < 3) {
+		kprintf("ktest:   (skipped: needs 3 harts)\n");
+		return;
+	}
+	stop_elsewhere_body(kt);
+	cleanup(&t_stop_elsewhere, 1);
+}
+
 static struct task t_cancel[4];
 
 static void cancel_body(struct ktest_ctx *kt)
