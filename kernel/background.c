@@ -204,12 +204,39 @@ void core_sleep_for_handover(bool (*done)(void *), void *arg)
 	vtime_wait_end();
 }
 
-void core_hand_over_flag(unsigned to, volatile uint32_t *flag, uint32_t value, volatile uint64_t *at)
+/* Stamps, publishes the flag, notes every target and lifts the stamp, then wakes them. */
+static void hand_over(const uint16_t *to, unsigned n, volatile uint32_t *flag, uint32_t value, volatile uint64_t *at)
 {
-	uint64_t now = vtime_stamp(); /* holds this core's bound at now until `to` is noted */
+	uint64_t now = vtime_stamp(); /* holds this core's bound at now until every target is noted */
 	*at = now;
 	__atomic_store_n(flag, value, __ATOMIC_RELEASE);
-	vtime_note_event(to, now); /* after the flag is visible, as for every hand-over */
+	for (unsigned i = 0; i < n; i++)
+		vtime_note_event(to[i], now); /* after the flag is visible, as for every hand-over */
+	vtime_stamp_done();
+	for (unsigned i = 0; i < n; i++)
+		ipi_send(to[i], IPI_WAKE);
+}
+
+void core_hand_over_flag(unsigned to, volatile uint32_t *flag, uint32_t value, volatile uint64_t *at)
+{
+	uint16_t one = (uint16_t)to;
+	hand_over(&one, 1, flag, value, at);
+}
+
+void core_hand_over_flag_to_many(const uint16_t *to, unsigned n, volatile uint32_t *flag, uint32_t value,
+				 volatile uint64_t *at)
+{
+	hand_over(to, n, flag, value, at);
+}
+
+void core_hand_over_add(unsigned to, volatile uint32_t *count, volatile uint64_t *latest)
+{
+	uint64_t now = vtime_stamp();
+	uint64_t seen = __atomic_load_n(latest, __ATOMIC_RELAXED);
+	while (seen < now && !__atomic_compare_exchange_n(latest, &seen, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	__atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL); /* after the time: the waiter reads it once the count is in */
+	vtime_note_event(to, now);
 	vtime_stamp_done();
 	ipi_send(to, IPI_WAKE);
 }

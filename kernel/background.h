@@ -37,6 +37,12 @@ void core_sleep_for_handover(bool (*done)(void *), void *arg);
 /* The other side for a flag: stores value into *flag as a hand-over to core `to` at this core's
  * clock, which it also stores into *at (the waiter moves its clock there), and wakes `to`. */
 void core_hand_over_flag(unsigned to, volatile uint32_t *flag, uint32_t value, volatile uint64_t *at);
+/* The same to n cores at once (one time for all). */
+void core_hand_over_flag_to_many(const uint16_t *to, unsigned n, volatile uint32_t *flag, uint32_t value,
+				 volatile uint64_t *at);
+/* For a count that several cores add to: adds 1 as a hand-over to `to`, and keeps in *latest
+ * the latest clock of those that added (the waiter moves its clock there). */
+void core_hand_over_add(unsigned to, volatile uint32_t *count, volatile uint64_t *latest);
 /* Sleeps us microseconds, doing background work meanwhile. */
 void core_sleep_us(uint64_t us);
 

@@ -5,7 +5,8 @@
 #include "kernel/hart.h"
 #include "kernel/errno.h"
 #include "drivers/noc/mesh.h"
-#include "drivers/timer.h"
+#include "kernel/vtime.h"
+#include "kernel/background.h"
 #include "lib/string.h"
 #include "lib/format.h"
 #include "kernel/console.h"
@@ -48,6 +49,19 @@ KTEST(kcall, local_calls_and_unknown_numbers)
 
 static volatile int64_t results[MOSAIC_MAX_HARTS];
 static volatile uint32_t ready, go;
+static volatile uint64_t ready_ns, go_ns; /* the clocks of the hand-overs (kernel/background.h) */
+static unsigned starter;                  /* the core that waits for ready and gives go */
+
+static bool go_given(void *arg)
+{
+	(void)arg;
+	return __atomic_load_n(&go, __ATOMIC_ACQUIRE) != 0;
+}
+
+static bool all_ready(void *want)
+{
+	return __atomic_load_n(&ready, __ATOMIC_ACQUIRE) == *(unsigned *)want;
+}
 
 static volatile uint64_t worst_wait[MOSAIC_MAX_HARTS];
 
@@ -79,9 +93,13 @@ static void caller(void *arg)
 	(void)arg;
 	unsigned me = this_cpu();
 	uint64_t a[6] = {4096};
-	/* all callers start together, so every one of them is waiting from the first call on */
-	__atomic_fetch_add(&ready, 1, __ATOMIC_ACQ_REL);
-	WAIT_UNTIL(__atomic_load_n(&go, __ATOMIC_ACQUIRE), 0);
+	/* all callers start together, so every one of them is waiting from the first call on; both
+	 * handshakes are hand-overs, so that the waits are on the cores' clocks */
+	if (me != starter) {
+		core_hand_over_add(starter, &ready, &ready_ns);
+		core_sleep_for_handover(go_given, 0);
+		vtime_advance_to(go_ns);
+	}
 	worst_wait[me] = 0;
 	int64_t first = timed_call(KC_HEAP_GROW, a, 0, 0), r = first;
 	for (int i = 1; i < CALLS_PER_CORE && r > 0; i++) {
@@ -110,14 +128,19 @@ KTEST(kcall, every_pico_kernel_at_once_served_fairly)
 	for (unsigned d = 0; d < layout.ndomains; d++)
 		before[d] = master_calls_served(domain_master(d));
 	ready = go = 0;
+	ready_ns = go_ns = 0;
+	starter = this_cpu();
+	uint16_t others[MOSAIC_MAX_HARTS];
+	unsigned nothers = 0;
 	for (unsigned i = 0; i < n; i++)
-		if (picos[i] != this_cpu())
+		if (picos[i] != this_cpu()) {
 			KT_ASSERT(hart_call(picos[i], caller, 0));
+			others[nothers++] = picos[i];
+		}
 	bool self = !is_master(this_cpu());
-	while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) != n - self)
-		timer_sleep_us(50); /* nobody wakes us for this: look again shortly */
-	go = 1;
-	ipi_broadcast(IPI_WAKE);
+	core_sleep_for_handover(all_ready, &nothers);
+	vtime_advance_to(ready_ns);
+	core_hand_over_flag_to_many(others, nothers, &go, 1, &go_ns);
 	if (self)
 		caller(0);
 	for (unsigned i = 0; i < n; i++)

@@ -178,11 +178,13 @@ KTEST(noc, longer_message_pays_the_flit_term)
 
 struct flows {
 	unsigned a_src, a_dst, b_src, b_dst;
-	volatile int a_sent;
-	uint64_t a_clock; /* A's clock when its send returned: B sends after that */
+	volatile uint32_t a_sent;
+	volatile uint64_t a_clock; /* A's clock when its send returned: B sends after that */
 	struct msg_status a, b;
 	int err;
 };
+
+static bool a_has_sent(void *arg) { return __atomic_load_n(&((struct flows *)arg)->a_sent, __ATOMIC_ACQUIRE) != 0; }
 
 static void flow_side(void *arg)
 {
@@ -192,11 +194,9 @@ static void flow_side(void *arg)
 	int e = 0;
 	if (me == f->a_src) {
 		e = msg_send((int)f->a_dst, 2, body, sizeof body);
-		f->a_clock = noc_now_ns();
-		__atomic_store_n(&f->a_sent, 1, __ATOMIC_RELEASE);
-		ipi_send(f->b_src, IPI_WAKE);
+		core_hand_over_flag(f->b_src, &f->a_sent, 1, &f->a_clock);
 	} else if (me == f->b_src) {
-		WAIT_UNTIL(__atomic_load_n(&f->a_sent, __ATOMIC_ACQUIRE), 0);
+		core_sleep_for_handover(a_has_sent, f); /* on B's clock: it holds nobody back meanwhile */
 		/* B sends one hop's time after A's send returned, on its own clock (the handshake is
 		 * shared memory, which carries no time), so that its head reaches the shared link
 		 * after A's head did: links are booked by intervals, and a head that came first
@@ -371,9 +371,19 @@ KTEST(noc, pairwise_exchange_never_deadlocks)
 /* ---- matching, unknown lengths and errors ---- */
 
 struct two_party {
-	volatile int step; /* the receiver's go-ahead, so the scenario is ordered */
+	volatile uint32_t step; /* the receiver's go-ahead, so the scenario is ordered */
+	volatile uint64_t step_ns; /* the clock of the go-ahead (a hand-over: the waiter starts there) */
 	int err_line;
 };
+
+/* The go-ahead's wait, on the waiter's clock (core_sleep_for_handover). */
+static bool step_given(void *arg) { return __atomic_load_n(&((struct two_party *)arg)->step, __ATOMIC_ACQUIRE) == 1; }
+
+static void wait_for_step(struct two_party *tp)
+{
+	core_sleep_for_handover(step_given, tp);
+	vtime_advance_to(tp->step_ns);
+}
 
 #define CHECK(cond)                                      \
 	do {                                             \
@@ -442,15 +452,14 @@ static void drained_wait_side(void *arg)
 	char buf[16];
 	struct msg_status st;
 	if (this_cpu() == 1) {
-		WAIT_UNTIL(__atomic_load_n(&tp->step, __ATOMIC_ACQUIRE) == 1, 0);
+		wait_for_step(tp);
 		CHECK(msg_send(0, 6, "other", 6) == 0);
 		core_sleep_us(100);
 		CHECK(msg_send(0, 7, "first", 6) == 0);
 		CHECK(msg_send(0, 7, "second", 7) == 0);
 		return;
 	}
-	__atomic_store_n(&tp->step, 1, __ATOMIC_RELEASE);
-	ipi_send(1, IPI_WAKE);
+	core_hand_over_flag(1, &tp->step, 1, &tp->step_ns);
 	CHECK(msg_recv(1, 7, buf, sizeof buf, &st) == 0 && strcmp(buf, "first") == 0);
 	CHECK(msg_recv(1, 7, buf, sizeof buf, &st) == 0 && strcmp(buf, "second") == 0);
 	CHECK(msg_recv(1, MSG_ANY_TAG, buf, sizeof buf, &st) == 0 && st.tag == 6 && strcmp(buf, "other") == 0);
@@ -524,12 +533,11 @@ static void credit_side(void *arg)
 		int done = 1;
 		CHECK(msg_test(&req, &done, &st) == 0 && !done); /* still no credit */
 		CHECK(msg_trysend(0, 101, buf, sizeof buf) == -EBUSY); /* may not overtake the isend */
-		__atomic_store_n(&tp->step, 1, __ATOMIC_RELEASE);
-		ipi_send(0, IPI_WAKE);
+		core_hand_over_flag(0, &tp->step, 1, &tp->step_ns);
 		CHECK(msg_wait(&req, &st) == 0); /* completes once core 0 receives */
 		return;
 	}
-	WAIT_UNTIL(__atomic_load_n(&tp->step, __ATOMIC_ACQUIRE) == 1, 0);
+	wait_for_step(tp);
 	for (unsigned i = 0; i < noc_params.depth; i++)
 		CHECK(msg_recv(1, MSG_ANY_TAG, buf, sizeof buf, &st) == 0 && st.tag == (int)i);
 	CHECK(msg_recv(1, MSG_ANY_TAG, buf, sizeof buf, &st) == 0 && st.tag == 100);
@@ -644,6 +652,13 @@ static void xsend_pairs(void *arg)
 }
 
 static volatile uint32_t xsends_done;
+static volatile uint64_t xsends_done_ns; /* the later sender's clock when it had sent */
+
+static bool both_sent(void *arg)
+{
+	(void)arg;
+	return __atomic_load_n(&xsends_done, __ATOMIC_ACQUIRE) == 2;
+}
 
 static void xsend_same_sink(void *arg)
 {
@@ -654,13 +669,13 @@ static void xsend_same_sink(void *arg)
 	int e = 0;
 	if (me == 0) {
 		/* receive only once both have sent, so both messages meet in the mailbox */
-		WAIT_UNTIL(__atomic_load_n(&xsends_done, __ATOMIC_ACQUIRE) == 2, 0);
+		core_sleep_for_handover(both_sent, 0);
+		vtime_advance_to(xsends_done_ns);
 		for (int i = 0; i < 2 && !e; i++)
 			e = msg_recv(MSG_ANY_SOURCE, 2, buf, sizeof buf, &st);
 	} else {
 		e = msg_xsend(0, 2, buf, sizeof buf); /* both 1 and 2 target core 0: breaks R2 */
-		__atomic_fetch_add(&xsends_done, 1, __ATOMIC_ACQ_REL);
-		ipi_send(0, IPI_WAKE);
+		core_hand_over_add(0, &xsends_done, &xsends_done_ns);
 	}
 	results[me] = e;
 }
@@ -684,6 +699,7 @@ KTEST(noc, xsend_checks_its_rules)
 	}
 	uint16_t cores[3] = {0, 1, 2};
 	xsends_done = 0;
+	xsends_done_ns = 0;
 	KT_ASSERT(ktest_run_on(cores, 3, xsend_same_sink, 0));
 	after = 0;
 	for (unsigned c = 0; c < 3; c++) {
