@@ -4,6 +4,7 @@
  * protocols above it talk by messages.
  */
 #include "kernel/hart.h"
+#include "lib/bits.h"
 #include "kernel/platform.h"
 #include "kernel/panic.h"
 #include "arch/riscv/csr.h"
@@ -164,6 +165,20 @@ bool hart_call_pending(void)
 	return call_arrived(this_hart());
 }
 
+static void wake_watcher(unsigned cpu, uint64_t unused)
+{
+	(void)unused;
+	ipi_send(cpu, IPI_WAKE);
+}
+
+/* Calls fn(cpu, arg) for every core whose bit is set in mask (the watchers of a call's end). */
+static void for_each_watcher(const uint64_t *mask, void (*fn)(unsigned, uint64_t), uint64_t arg)
+{
+	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++)
+		for (uint64_t bits = mask[w]; bits; bits &= bits - 1)
+			fn(w * 64 + lowest_bit(bits), arg);
+}
+
 bool hart_run_call(void)
 {
 	struct hart *me = this_hart();
@@ -175,32 +190,49 @@ bool hart_run_call(void)
 	uint64_t end = vtime_stamp(); /* the caller learns of the end no earlier: a hand-over back */
 	me->call_vt = end;
 	unsigned caller = me->call_from;
+	me->call_end_vt = end;
 	me->call_done = 1;
 	__atomic_store_n(&me->state, HART_ONLINE, __ATOMIC_RELEASE);
 	__atomic_store_n(&me->call_fn, (hart_fn)0, __ATOMIC_RELEASE);
-	fence(); /* the end is visible before the watcher is read: see hart_call_wait_end */
-	uint32_t watcher = __atomic_exchange_n(&me->call_watcher, 0, __ATOMIC_ACQ_REL);
+	fence(); /* the end is visible before the watchers are read: see hart_call_watch_end */
+	uint64_t watchers[MOSAIC_MAX_HARTS / 64];
+	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++)
+		watchers[w] = __atomic_load_n(&me->call_watchers[w], __ATOMIC_ACQUIRE);
+	watchers[caller / 64] &= ~(1UL << (caller % 64)); /* the caller is woken as such */
 	vtime_note_event(caller, end); /* after the end is visible, as for the call */
-	if (watcher && watcher - 1 != caller)
-		vtime_note_event(watcher - 1, end);
+	for_each_watcher(watchers, vtime_note_event, end);
 	vtime_stamp_done();
 	ipi_send(caller, IPI_WAKE); /* the caller may sleep in hart_call_wait */
-	if (watcher && watcher - 1 != caller)
-		ipi_send(watcher - 1, IPI_WAKE);
+	for_each_watcher(watchers, wake_watcher, 0);
 	return true;
 }
 
-/* The watcher is stored before the call is looked at, and the callee clears call_fn before it
- * reads the watcher, each with a full fence between: either the callee sees the watcher and
- * notes it, or the watcher sees the call gone. */
-void hart_call_wait_end(unsigned cpu)
+/* The watcher sets its bit before it looks at the call, and the callee clears call_fn before
+ * it reads the bits, each with a full fence between: either the callee sees the bit and notes
+ * the watcher, or the watcher sees the call gone. The bits stay set until their watcher has
+ * seen the end (the callee only reads them), so a wake-up for another call's end loses no
+ * watcher, and a core that waits for several calls (dispatcher_stop_all) is in each mask. */
+struct call_watch {
+	struct hart *callee;
+	hart_fn fn;
+};
+
+static bool watched_call_gone(void *arg)
 {
-	struct hart *h = &harts[cpu];
-	__atomic_store_n(&h->call_watcher, this_cpu() + 1, __ATOMIC_RELEASE);
+	const struct call_watch *w = arg;
+	return __atomic_load_n(&w->callee->call_fn, __ATOMIC_ACQUIRE) != w->fn;
+}
+
+void hart_call_watch_end(unsigned cpu, hart_fn fn)
+{
+	struct call_watch w = {.callee = &harts[cpu], .fn = fn};
+	unsigned me = this_cpu();
+	volatile uint64_t *word = &w.callee->call_watchers[me / 64];
+	__atomic_fetch_or(word, 1UL << (me % 64), __ATOMIC_SEQ_CST);
 	fence();
-	core_sleep_for_handover(call_finished, h);
-	__atomic_store_n(&h->call_watcher, 0, __ATOMIC_RELEASE); /* the call may have ended before it was set */
-	vtime_advance_to(h->call_vt); /* we learn of its end no earlier than it ended */
+	core_sleep_for_handover(watched_call_gone, &w);
+	__atomic_fetch_and(word, ~(1UL << (me % 64)), __ATOMIC_SEQ_CST);
+	vtime_advance_to(w.callee->call_end_vt); /* we learn of its end no earlier than it ended */
 }
 
 void hart_idle_loop(void)

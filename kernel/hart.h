@@ -52,7 +52,8 @@ struct hart {
 	volatile uint32_t call_done;
 	volatile uint32_t call_from;    /* cpu to wake when the call is done */
 	volatile uint64_t call_vt;      /* the caller's clock at the call, the callee's when done (kernel/vtime.h) */
-	volatile uint32_t call_watcher; /* cpu + 1 of another core waiting for the call's end (0: none) */
+	volatile uint64_t call_end_vt;  /* the callee's clock when its latest call ended */
+	volatile uint64_t call_watchers[MOSAIC_MAX_HARTS / 64]; /* cores other than the caller waiting for a call's end */
 	volatile uint64_t ping_seen[MOSAIC_MAX_HARTS / 64]; /* senders whose ping this hart answered */
 	volatile uint64_t ping_request[MOSAIC_MAX_HARTS / 64];
 	volatile uint32_t pongs;
@@ -118,11 +119,12 @@ const char *ipi_method(void);
  * hart_call_wait sleeps in WFI until it finished. False if the core is not online or busy. */
 bool hart_call(unsigned cpu, hart_fn fn, void *arg);
 void hart_call_wait(unsigned cpu);
-/* Waits, as a core not in the call, for the call running on cpu to end (at once if none runs),
- * and moves this core's clock to its end: the callee notes and wakes this core as it does its
- * caller. For a core that asked the call to return (dispatcher_stop). Not inside a call or a
- * task that the callee waits for, and one such waiter per call at a time. */
-void hart_call_wait_end(unsigned cpu);
+/* Waits, as a core that is not the caller, until cpu no longer runs a call of fn (at once if it
+ * does not), and moves this core's clock to that call's end: the callee notes and wakes every
+ * such watcher as it does its caller. For a core that asked the call to return
+ * (dispatcher_stop); any number of cores may watch at once. Not from inside a call or a task
+ * the callee waits for. */
+void hart_call_watch_end(unsigned cpu, hart_fn fn);
 
 /* Runs the function sent to this core with hart_call, if one waits; true if it ran one.
  * The idle loop does this; so does the boot hart's idle-time work (kernel/background.c),

@@ -180,10 +180,10 @@ def _kill_group(proc):
 # closed terminal) would otherwise end the script and leave QEMU running on, with no one to stop it.
 _live_qemus = set()
 _live_lock = threading.Lock()
-# A signal that comes while the main thread starts a QEMU (before run_qemu can stop it) is kept here and
-# acted on as soon as the QEMU is known.
+# The first stop signal's number: from then on the script is on its way out and no QEMU starts, in any thread.
+_stopping = None
+# The main thread is starting a QEMU and cannot stop it yet: a stop signal is acted on once it can.
 _starting = False
-_pending_signal = None
 
 
 def _stop_live_qemus_and_exit(signum, frame):
@@ -191,19 +191,21 @@ def _stop_live_qemus_and_exit(signum, frame):
 
     It must not wait itself: it runs between two bytecodes of the main thread, which may be inside
     Popen.wait holding that Popen's internal lock, and a second wait on it would block for ever.
-    It takes no lock for the same reason (list() of a set is atomic under the GIL).
+    It takes no lock for the same reason (list() of a set is atomic under the GIL). A later signal
+    only signals the QEMUs again, so that the cleanup under way (which ends in SIGKILL) goes on.
     """
-    global _pending_signal
+    global _stopping
+    first = _stopping is None
+    if first:
+        _stopping = signum
     for proc in list(_live_qemus):
         if proc.returncode is None:
             try:
                 os.killpg(proc.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
-    if _starting:
-        _pending_signal = signum
-        return
-    raise SystemExit(128 + signum)
+    if first and not _starting:
+        raise SystemExit(128 + signum)
 
 
 if threading.current_thread() is threading.main_thread():
@@ -212,21 +214,9 @@ if threading.current_thread() is threading.main_thread():
             signal.signal(_sig, _stop_live_qemus_and_exit)
 
 
-def _start_qemu(cmd):
-    """Starts QEMU in its own session and registers it; a stop signal that came meanwhile is raised after."""
-    global _starting
-    main = threading.current_thread() is threading.main_thread()
-    if main:
-        _starting = True
-    try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        with _live_lock:
-            _live_qemus.add(proc)
-    finally:
-        if main:
-            _starting = False
-    return proc
+def _raise_if_stopping():
+    if _stopping is not None:
+        raise SystemExit(128 + _stopping)
 
 
 def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks=(), started=None):
@@ -236,13 +226,16 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
     input_text: text written to the serial port once the kernel printed its online line.
     marks: regexes whose first matching line's host time is recorded.
     started: a callable given the Popen object once QEMU runs (tests use it to attach GDB).
+    After a stop signal (SIGTERM, SIGHUP) it starts no QEMU and raises SystemExit, in any thread.
     """
+    global _starting
     compiled = [(m, re.compile(m)) for m in marks]
     found = {}
     chunks = []
     t0 = time.monotonic()
-    proc = _start_qemu(cmd)
     online = threading.Event()
+    main = threading.current_thread() is threading.main_thread()
+    proc = thread = None
 
     def reader():
         for raw in iter(proc.stdout.readline, b""):
@@ -257,12 +250,20 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
             if echo:
                 echo(line)
 
-    thread = threading.Thread(target=reader, daemon=True)
-    thread.start()
     timed_out = False
+    if main:
+        _starting = True
     try:
-        if _pending_signal is not None:  # asked to stop while QEMU started: the cleanup below stops it
-            raise SystemExit(128 + _pending_signal)
+        _raise_if_stopping()
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        with _live_lock:
+            _live_qemus.add(proc)
+        thread = threading.Thread(target=reader, daemon=True)
+        thread.start()
+        if main:
+            _starting = False
+        _raise_if_stopping()  # a signal that came while it started (the handler may not have seen this QEMU)
         if started:
             started(proc)
         if input_text is not None:
@@ -274,14 +275,18 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
         except subprocess.TimeoutExpired:
             timed_out = True
     finally:
-        _kill_group(proc)
-        with _live_lock:
-            _live_qemus.discard(proc)
-        thread.join(timeout=5)
-        try:
-            proc.stdin.close()
-        except OSError:
-            pass
+        if main:
+            _starting = False
+        if proc is not None:
+            _kill_group(proc)
+            with _live_lock:
+                _live_qemus.discard(proc)
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+        if thread is not None:
+            thread.join(timeout=5)
     output = "".join(chunks)
     wall = time.monotonic() - t0
     if log_path:

@@ -112,7 +112,8 @@ def test_a_stopped_script_stops_its_qemu():
 
 def test_a_stop_signal_inside_a_wait_neither_hangs_nor_leaves_qemu():
     """The signal may find the main thread inside Popen.wait, holding that Popen's internal lock (a CI run
-    once hung there for ever): the handler must end the script without waiting, and the QEMU must still stop."""
+    once hung there for ever): the handler must end the script without waiting, and the QEMU must still stop.
+    A second signal must not cut the cleanup short, and no QEMU may start after the first."""
     import subprocess
     import sys
     from conftest import ROOT
@@ -128,11 +129,19 @@ try:
     mosaiclib._stop_live_qemus_and_exit(signal.SIGTERM, None)
 except SystemExit as stop:
     print("exit", stop.code)
+mosaiclib._stop_live_qemus_and_exit(signal.SIGHUP, None)  # a second signal: the cleanup under way goes on
+print("second")
 proc._waitpid_lock.release()
 print("child", proc.wait(timeout=10))
+try:  # no QEMU starts once the script is on its way out
+    mosaiclib.run_qemu(["sleep", "700{marker}"])
+except SystemExit as stop:
+    print("refused", stop.code)
 """
     try:
         r = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=30)
-        assert r.stdout.split() == ["exit", "143", "child", "-15"], r.stdout + r.stderr
+        assert r.stdout.split() == ["exit", "143", "second", "child", "-15", "refused", "143"], r.stdout + r.stderr
+        ps = subprocess.run(["ps", "-ww", "-eo", "args"], capture_output=True, text=True).stdout
+        assert f"700{marker}" not in ps
     finally:
-        subprocess.run(["pkill", "-f", f"600{marker}"])
+        subprocess.run(["pkill", "-f", f"[67]00{marker}"])

@@ -66,7 +66,7 @@ static void ask_stop(unsigned cpu)
 static void wait_loop_gone(unsigned cpu)
 {
 	if (dispatcher_loop_running(cpu))
-		hart_call_wait_end(cpu);
+		hart_call_watch_end(cpu, dispatcher_loop);
 }
 
 int dispatcher_stop(unsigned cpu)
