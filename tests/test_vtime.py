@@ -108,6 +108,21 @@ def test_two_boots_give_the_same_virtual_times(boot):
     assert a == b
 
 
+def test_two_icount_boots_make_the_same_protocol_decisions_at_the_same_times(boot):
+    """Under -icount a scenario's whole allocation trace (every message sent and received, every
+    commit, cancel and start, each with its core's virtual time) and its job records repeat line for
+    line."""
+    runs = []
+    for _ in range(2):
+        r = boot(harts=36, icount=True, timeout=120,
+                 bootargs='vtime=1 alloc_trace=4096 cmd="scenario simul 4 8 100;alloc_trace"')
+        assert r.status == 0, r.output[-2000:]
+        runs.append([ln for ln in r.output.splitlines() if ln.startswith(("TRACE ", "ALLOCJOB "))])
+    assert sum(ln.startswith("TRACE ") for ln in runs[0]) > 1000
+    assert sum(ln.startswith("ALLOCJOB ") for ln in runs[0]) == 4
+    assert runs[0] == runs[1]
+
+
 def scenario_jobs(boot):
     r = boot(harts=36, bootargs='vtime=1 cmd="scenario simul 4 8 100"', icount=False, timeout=120)
     assert r.status == 0, r.output[-2000:]
