@@ -111,9 +111,21 @@ def test_metadata_names_one_track_per_core(tmp_path):
     meta = [e for e in events if e["ph"] == "M"]
     names = {e["tid"]: e["args"]["name"] for e in meta if e["name"] == "thread_name"}
     assert names == {0: "core 0", 1: "core 1"}
-    assert {"pid": 1, "name": "process_name", "args": {"name": "Mosaic"}}.items() <= next(
+    assert {"pid": 1, "name": "process_name", "args": {"name": "Mosaic (the machine's serial clock)"}}.items() <= next(
         e for e in meta if e["name"] == "process_name").items()
     assert all(e["pid"] == 1 for e in events)
+    assert r.stdout.rstrip().split(" -> ")[0].endswith("serial clock")
+
+
+def test_a_virtual_time_boot_is_named_so(tmp_path):
+    """Under vtime=1 (the default) every t_ns is its core's own clock: the file and the summary say so."""
+    log = PAIR_LOG.replace("mosaic: 2 harts online\n", "mosaic: 2 harts online\n"
+                           "mosaic: virtual time: one clock per core, 1 ns per instruction, conservative synchronisation\n")
+    r, events = convert(tmp_path, log)
+    assert r.returncode == 0, r.stderr
+    process = next(e for e in events if e["ph"] == "M" and e["name"] == "process_name")
+    assert process["args"]["name"] == "Mosaic (virtual time, each core's own clock)"
+    assert r.stdout.rstrip().split(" -> ")[0].endswith("virtual clock")
 
 
 def test_job_span_from_submit_to_end_on_home_core(tmp_path):
