@@ -267,8 +267,8 @@ def test_gdb_script_without_target(request, tmp_path):
         ("file", "python print('progspace', gdb.current_progspace().filename)"),
         ("help", "help user-defined"),
         ("helplog", "help mosaic-log"),
-        ("ring", "python print('ring', ring_spans(10, 8), ring_spans(5, 8), ring_spans(20, 8, 3), "
-                 "ring_spans(16, 8, 100), ring_spans(0, 8))"),
+        ("ring", "python from mosaicgdb.kstate import ring_spans; print('ring', ring_spans(10, 8), ring_spans(5, 8), "
+                 "ring_spans(20, 8, 3), ring_spans(16, 8, 100), ring_spans(0, 8))"),
         ("log", "mosaic-log"),
         ("mailbox", "mosaic-mailbox 0"),
         ("mesh", "mosaic-mesh"),
