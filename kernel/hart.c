@@ -191,6 +191,7 @@ bool hart_run_call(void)
 	me->call_vt = end;
 	unsigned caller = me->call_from;
 	me->call_end_vt = end;
+	__atomic_store_n(&me->calls_ended, me->calls_ended + 1, __ATOMIC_RELEASE); /* only this core writes it */
 	me->call_done = 1;
 	__atomic_store_n(&me->state, HART_ONLINE, __ATOMIC_RELEASE);
 	__atomic_store_n(&me->call_fn, (hart_fn)0, __ATOMIC_RELEASE);
@@ -207,30 +208,45 @@ bool hart_run_call(void)
 	return true;
 }
 
-/* The watcher sets its bit before it looks at the call, and the callee clears call_fn before
- * it reads the bits, each with a full fence between: either the callee sees the bit and notes
- * the watcher, or the watcher sees the call gone. The bits stay set until their watcher has
- * seen the end (the callee only reads them), so a wake-up for another call's end loses no
- * watcher, and a core that waits for several calls (dispatcher_stop_all) is in each mask. */
-struct call_watch {
-	struct hart *callee;
-	hart_fn fn;
-};
-
-static bool watched_call_gone(void *arg)
+/* A consistent pair: fn ran with calls_ended unchanged around the look, so the call seen is
+ * the one whose end makes calls_ended reach the token. */
+uint64_t hart_call_token(unsigned cpu, hart_fn fn)
 {
-	const struct call_watch *w = arg;
-	return __atomic_load_n(&w->callee->call_fn, __ATOMIC_ACQUIRE) != w->fn;
+	if (cpu >= hart_count)
+		return 0;
+	struct hart *h = &harts[cpu];
+	for (;;) {
+		uint64_t ended = __atomic_load_n(&h->calls_ended, __ATOMIC_ACQUIRE);
+		bool runs = __atomic_load_n(&h->call_fn, __ATOMIC_ACQUIRE) == fn;
+		if (__atomic_load_n(&h->calls_ended, __ATOMIC_ACQUIRE) == ended)
+			return runs ? ended + 1 : 0;
+	}
 }
 
-void hart_call_watch_end(unsigned cpu, hart_fn fn)
+/* The watcher sets its bit before it looks at the count of ended calls, and the callee counts
+ * the end before it reads the bits, each with a full fence between: either the callee sees the
+ * bit and notes the watcher, or the watcher sees the end. The bits stay set until their watcher
+ * has seen its call end (the callee only reads them), so a wake-up for an earlier call's end
+ * loses no watcher. */
+struct call_watch {
+	struct hart *callee;
+	uint64_t token;
+};
+
+static bool watched_call_ended(void *arg)
 {
-	struct call_watch w = {.callee = &harts[cpu], .fn = fn};
+	const struct call_watch *w = arg;
+	return __atomic_load_n(&w->callee->calls_ended, __ATOMIC_ACQUIRE) >= w->token;
+}
+
+void hart_call_watch_end(unsigned cpu, uint64_t token)
+{
+	struct call_watch w = {.callee = &harts[cpu], .token = token};
 	unsigned me = this_cpu();
 	volatile uint64_t *word = &w.callee->call_watchers[me / 64];
 	__atomic_fetch_or(word, 1UL << (me % 64), __ATOMIC_SEQ_CST);
 	fence();
-	core_sleep_for_handover(watched_call_gone, &w);
+	core_sleep_for_handover(watched_call_ended, &w);
 	__atomic_fetch_and(word, ~(1UL << (me % 64)), __ATOMIC_SEQ_CST);
 	vtime_advance_to(w.callee->call_end_vt); /* we learn of its end no earlier than it ended */
 }

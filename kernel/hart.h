@@ -53,6 +53,7 @@ struct hart {
 	volatile uint32_t call_from;    /* cpu to wake when the call is done */
 	volatile uint64_t call_vt;      /* the caller's clock at the call, the callee's when done (kernel/vtime.h) */
 	volatile uint64_t call_end_vt;  /* the callee's clock when its latest call ended */
+	volatile uint64_t calls_ended;  /* how many calls it has ended: the next end makes it a call's token */
 	volatile uint64_t call_watchers[MOSAIC_MAX_HARTS / 64]; /* cores other than the caller waiting for a call's end */
 	volatile uint64_t ping_seen[MOSAIC_MAX_HARTS / 64]; /* senders whose ping this hart answered */
 	volatile uint64_t ping_request[MOSAIC_MAX_HARTS / 64];
@@ -119,12 +120,16 @@ const char *ipi_method(void);
  * hart_call_wait sleeps in WFI until it finished. False if the core is not online or busy. */
 bool hart_call(unsigned cpu, hart_fn fn, void *arg);
 void hart_call_wait(unsigned cpu);
-/* Waits, as a core that is not the caller, until cpu no longer runs a call of fn (at once if it
- * does not), and moves this core's clock to that call's end: the callee notes and wakes every
- * such watcher as it does its caller. For a core that asked the call to return
+/* The token of the call of fn running on cpu (0: fn does not run there): what
+ * hart_call_watch_end waits for. Tokens name calls, so a later call of the same function has
+ * another. */
+uint64_t hart_call_token(unsigned cpu, hart_fn fn);
+/* Waits, as a core that is not the caller, until the call `token` on cpu has ended (at once if
+ * it has), and moves this core's clock to the latest call end there: the callee notes and wakes
+ * every such watcher as it does its caller. For a core that asked the call to return
  * (dispatcher_stop); any number of cores may watch at once. Not from inside a call or a task
  * the callee waits for. */
-void hart_call_watch_end(unsigned cpu, hart_fn fn);
+void hart_call_watch_end(unsigned cpu, uint64_t token);
 
 /* Runs the function sent to this core with hart_call, if one waits; true if it ran one.
  * The idle loop does this; so does the boot hart's idle-time work (kernel/background.c),

@@ -98,7 +98,7 @@ static int64_t kc_write(unsigned caller, const uint64_t *a, const void *d, uint3
 
 /* Runs on the master, which keeps its domain's heap accounts. A negative amount
  * gives memory back: the kernel does so for a task's whole heap when it ends
- * (user tasks cannot pass one: utask.c refuses it). */
+ * (user tasks cannot pass one: utask_kcall.c refuses it). */
 static int64_t kc_heap_grow(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
 {
 	(void)d, (void)n;
@@ -160,7 +160,7 @@ const struct kcall_desc kcall_table[KC_COUNT] = {
 	[KC_TIME_NS] = {"time_ns", KCALL_LOCAL, kc_time_ns},
 	[KC_SLEEP_US] = {"sleep_us", KCALL_LOCAL, kc_sleep_us},
 	[KC_HEAP_GROW] = {"heap_grow", KCALL_MASTER, kc_heap_grow},
-	[KC_KILL] = {"kill", KCALL_LOCAL, 0}, /* user tasks only (kernel/utask.c) */
+	[KC_KILL] = {"kill", KCALL_LOCAL, 0}, /* user tasks only (kernel/utask_kcall.c) */
 	[KC_SEND] = {"send", KCALL_LOCAL, kc_send},
 	[KC_TRYSEND] = {"trysend", KCALL_LOCAL, kc_trysend},
 	[KC_ISEND] = {"isend", KCALL_LOCAL, 0},
@@ -181,13 +181,13 @@ const struct kcall_desc kcall_table[KC_COUNT] = {
 	[KC_ALLTOALL] = {"alltoall", KCALL_LOCAL, 0},
 	[KC_ALLTOALLV] = {"alltoallv", KCALL_LOCAL, 0},
 	[KC_SCATTER] = {"scatter", KCALL_LOCAL, 0},
-	/* user tasks only (kernel/utask.c, kernel/alloc/user_job.c): a submission to the domain's micro-kernel */
+	/* user tasks only (kernel/utask_kcall.c, kernel/alloc/user_job.c): a submission to the domain's micro-kernel */
 	[KC_JOB_SPAWN] = {"job_spawn", KCALL_LOCAL, 0},
 	[KC_JOB_WAIT] = {"job_wait", KCALL_LOCAL, 0},
 	[KC_JOB_SIZE] = {"job_size", KCALL_LOCAL, kc_job_size},
 	[KC_JOB_GROUP] = {"job_group", KCALL_LOCAL, 0},
-	[KC_SHM_OPEN] = {"shm_open", KCALL_LOCAL, 0}, /* user tasks only (kernel/utask.c, kernel/shm.h) */
-	/* user tasks only (kernel/utask.c): messages to the domain's micro-kernel, not forwarded calls */
+	[KC_SHM_OPEN] = {"shm_open", KCALL_LOCAL, 0}, /* user tasks only (kernel/utask_kcall.c, kernel/shm.h) */
+	/* user tasks only (kernel/utask_kcall.c): messages to the domain's micro-kernel, not forwarded calls */
 	[KC_INVADE] = {"invade", KCALL_LOCAL, 0},
 	[KC_RETREAT] = {"retreat", KCALL_LOCAL, 0},
 	[KC_INFECT] = {"infect", KCALL_LOCAL, 0},

@@ -1,6 +1,10 @@
 /* Loading, running and policing user tasks (see utask.h). */
 #include "kernel/utask.h"
 #include "kernel/utask_internal.h"
+#include "kernel/hart.h"
+#include "arch/riscv/csr.h"
+#include "drivers/timer.h"
+#include "kernel/msg/msg.h"
 #include "kernel/kcall.h"
 #include "kernel/errno.h"
 #include "kernel/kheap.h"

@@ -1,6 +1,7 @@
 /* The shell's commands for user tasks (run, programs, kill) and running one on another core. */
 #include "kernel/utask.h"
 #include "kernel/utask_internal.h"
+#include "kernel/hart.h"
 #include "kernel/errno.h"
 #include "kernel/console.h"
 #include "lib/string.h"

@@ -1,6 +1,11 @@
 /* The kernel calls of user tasks: every argument checked, then served (see utask.h). */
 #include "kernel/utask.h"
 #include "kernel/utask_internal.h"
+#include "kernel/hart.h"
+#include "kernel/vtime.h"
+#include "drivers/noc/mesh.h"
+#include "kernel/msg/msg.h"
+#include "kernel/msg/group.h"
 #include "kernel/kcall.h"
 #include "kernel/errno.h"
 #include "kernel/kheap.h"

@@ -182,8 +182,9 @@ _live_qemus = set()
 _live_lock = threading.Lock()
 # The first stop signal's number: from then on the script is on its way out and no QEMU starts, in any thread.
 _stopping = None
-# The main thread is starting a QEMU and cannot stop it yet: a stop signal is acted on once it can.
-_starting = False
+# The main thread is starting a QEMU or cleaning one up and must not be cut short: a stop signal only
+# signals the QEMUs then, and is acted on (SystemExit) as soon as that part is over.
+_deferring = False
 
 
 def _stop_live_qemus_and_exit(signum, frame):
@@ -204,7 +205,7 @@ def _stop_live_qemus_and_exit(signum, frame):
                 os.killpg(proc.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
-    if first and not _starting:
+    if first and not _deferring:
         raise SystemExit(128 + signum)
 
 
@@ -228,7 +229,7 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
     started: a callable given the Popen object once QEMU runs (tests use it to attach GDB).
     After a stop signal (SIGTERM, SIGHUP) it starts no QEMU and raises SystemExit, in any thread.
     """
-    global _starting
+    global _deferring
     compiled = [(m, re.compile(m)) for m in marks]
     found = {}
     chunks = []
@@ -252,7 +253,7 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
 
     timed_out = False
     if main:
-        _starting = True
+        _deferring = True
     try:
         _raise_if_stopping()
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -262,7 +263,7 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
         thread = threading.Thread(target=reader, daemon=True)
         thread.start()
         if main:
-            _starting = False
+            _deferring = False
         _raise_if_stopping()  # a signal that came while it started (the handler may not have seen this QEMU)
         if started:
             started(proc)
@@ -276,7 +277,7 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
             timed_out = True
     finally:
         if main:
-            _starting = False
+            _deferring = True  # a first stop signal during the cleanup must not skip its SIGKILL or join
         if proc is not None:
             _kill_group(proc)
             with _live_lock:
@@ -287,6 +288,9 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
                 pass
         if thread is not None:
             thread.join(timeout=5)
+        if main:
+            _deferring = False
+    _raise_if_stopping()  # a stop signal that came during the cleanup
     output = "".join(chunks)
     wall = time.monotonic() - t0
     if log_path:

@@ -128,6 +128,17 @@ def test_a_virtual_time_boot_is_named_so(tmp_path):
     assert r.stdout.rstrip().split(" -> ")[0].endswith("virtual clock")
 
 
+def test_a_log_without_boot_lines_takes_its_jobs_clock_or_says_it_does_not_know(tmp_path):
+    """Only TRACE lines cut from a log: the clock comes from the ALLOCJOB lines if there are any, else it is
+    unknown (not silently the serial clock)."""
+    trace_only = "".join(ln + "\n" for ln in PAIR_LOG.splitlines() if ln.startswith("TRACE"))
+    r, _ = convert(tmp_path, trace_only)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.rstrip().split(" -> ")[0].endswith("unknown clock")
+    r, _ = convert(tmp_path, 'ALLOCJOB {"job":7,"clock":"virtual"}\n' + trace_only)
+    assert r.stdout.rstrip().split(" -> ")[0].endswith("virtual clock")
+
+
 def test_job_span_from_submit_to_end_on_home_core(tmp_path):
     r, events = convert(tmp_path, PAIR_LOG)
     assert r.returncode == 0, r.stderr

@@ -137,10 +137,20 @@ try:  # no QEMU starts once the script is on its way out
     mosaiclib.run_qemu(["sleep", "700{marker}"])
 except SystemExit as stop:
     print("refused", stop.code)
+mosaiclib._stopping = None  # a first signal while a QEMU is started or cleaned up waits for that to end
+mosaiclib._deferring = True
+mosaiclib._stop_live_qemus_and_exit(signal.SIGTERM, None)
+print("deferred")
+mosaiclib._deferring = False
+try:
+    mosaiclib._raise_if_stopping()
+except SystemExit as stop:
+    print("then", stop.code)
 """
     try:
         r = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=30)
-        assert r.stdout.split() == ["exit", "143", "second", "child", "-15", "refused", "143"], r.stdout + r.stderr
+        assert r.stdout.split() == ["exit", "143", "second", "child", "-15", "refused", "143", "deferred", "then",
+                                    "143"], r.stdout + r.stderr
         ps = subprocess.run(["ps", "-ww", "-eo", "args"], capture_output=True, text=True).stdout
         assert f"700{marker}" not in ps
     finally:

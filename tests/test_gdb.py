@@ -273,6 +273,10 @@ def test_gdb_script_without_target(request, tmp_path):
         ("mailbox", "mosaic-mailbox 0"),
         ("mesh", "mosaic-mesh"),
         ("helpmailbox", "help mosaic-mailbox"),
+        # sourced again (after an edit of the package): one unwinder, and the commands still work
+        ("again", "source " + str(ROOT / "scripts" / "gdb" / "mosaic.py")),
+        ("unwinders", "info unwinder"),
+        ("meshagain", "mosaic-mesh"),
     ]
     sections = gdb_batch(steps, log_name(request, ".gdb.log"), cwd=tmp_path)
     assert f"progspace {KERNEL}" in sections.get("file", ""), sections
@@ -286,4 +290,6 @@ def test_gdb_script_without_target(request, tmp_path):
     for cmd in ("mailbox", "mesh"):
         assert "the mesh is not set up yet (mesh.cores is 0)" in sections[cmd], sections[cmd]
     assert "Usage: mosaic-mailbox [CORE]" in sections["helpmailbox"]
+    assert sections["unwinders"].count("mosaic-trap-frame") == 1, sections["unwinders"]
+    assert "the mesh is not set up yet" in sections["meshagain"], sections["meshagain"]
 

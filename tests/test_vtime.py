@@ -92,14 +92,15 @@ def test_a_barrier_grows_with_the_tree_depth_not_the_members(boot):
 
 def test_from_2_to_128_cores_a_barriers_period_follows_the_depth(boot):
     """The issue's range: bench_noc's barriers on 2 to 128 of the 16x8 mesh's cores. Members grow 64-fold,
-    the tree's depth 12-fold, and the period per level of depth stays the same to within a few per cent."""
+    the tree's depth 12-fold, and the period per level of depth stays within 10 % (measured: 3.93-4.00 µs)."""
     r = boot(harts=128, bootargs='vtime=1 cmd="bench_noc 5"', icount=True, timeout=300)
     assert r.status == 0, r.output[-2000:]
     rows = [json.loads(m) for m in re.findall(r'^bench-noc: (\{"kind": "barrier".*\})$', r.output, re.M)]
     assert [row["cores"] for row in rows] == [2, 4, 8, 16, 32, 64, 128], rows
     per_level = [row["period_ns"] / row["tree_depth"] for row in rows]
     assert max(per_level) < 1.1 * min(per_level), per_level
-    assert rows[-1]["period_ns"] < 16 * rows[0]["period_ns"] < rows[-1]["cores"] / rows[0]["cores"] * rows[0]["period_ns"]
+    # 64 times the members, 12 times the depth: the period grows like the depth, far below the members
+    assert rows[-1]["period_ns"] < 16 * rows[0]["period_ns"], rows
 
 
 def test_two_boots_give_the_same_virtual_times(boot):

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include "fuzz_table.h"
 
-#define NREQ 16   /* request handles a task may hold (kernel/utask.c) */
+#define NREQ 16   /* request handles a task may hold (UTASK_REQUESTS in kernel/utask_internal.h) */
 #define NGROUP 4  /* group handles a task may hold */
 #define MAXCORES 128
 #define ARENA_BYTES (96 * 1024) /* holds the largest message with room to spare */

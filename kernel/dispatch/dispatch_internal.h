@@ -22,7 +22,7 @@ struct dispatcher {
 	volatile uint64_t next_work_release; /* the same for the first task that is not an observer */
 	volatile uint32_t ready_len;    /* ready.len, readable without the lock */
 	volatile uint32_t generation;   /* bumped whenever a task is queued */
-	volatile uint32_t stop_request; /* dispatcher_stop asks dispatcher_loop to return */
+	volatile uint64_t stop_request; /* the token (hart_call_token) of the loop dispatcher_stop asks to return */
 	struct task *volatile current;  /* the task running now (only its own core writes it) */
 	/* statistics for the `tasks` command */
 	uint64_t runs;      /* task functions called */

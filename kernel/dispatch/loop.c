@@ -11,14 +11,20 @@
 #include "drivers/timer.h"
 #include "kernel/vtime.h"
 
-static bool stop_asked(struct dispatcher *d) { return __atomic_load_n(&d->stop_request, __ATOMIC_ACQUIRE) != 0; }
+/* A stop request names the loop it is for by its call's token: one that came as an earlier
+ * loop ended (a late stopper) must not stop the next loop started here. */
+static bool stop_asked(struct dispatcher *d, uint64_t mine)
+{
+	return __atomic_load_n(&d->stop_request, __ATOMIC_ACQUIRE) == mine;
+}
 
 void dispatcher_loop(void *arg)
 {
 	(void)arg;
 	unsigned me = this_cpu();
 	struct dispatcher *d = &dispatchers[me];
-	while (!stop_asked(d)) {
+	uint64_t mine = harts[me].calls_ended + 1; /* this call's token: only its own end changes the count */
+	while (!stop_asked(d, mine)) {
 		if (dispatcher_run_one(me))
 			continue;
 		/* nothing to run: sleep until a task is queued here (IPI_WAKE from the emitter, and
@@ -35,12 +41,11 @@ void dispatcher_loop(void *arg)
 			vtime_wait_end();
 			continue;
 		}
-		WAIT_UNTIL(stop_asked(d) || dispatcher_has_ready(me) || dispatcher_generation(me) != gen ||
+		WAIT_UNTIL(stop_asked(d, mine) || dispatcher_has_ready(me) || dispatcher_generation(me) != gen ||
 				   vtime_nudges() != nudges,
 			   vtime_active ? wake : due);
 		vtime_wait_end();
 	}
-	__atomic_store_n(&d->stop_request, 0, __ATOMIC_RELEASE);
 }
 
 bool dispatcher_loop_running(unsigned cpu)
@@ -55,26 +60,19 @@ int dispatcher_start(unsigned cpu)
 	return hart_call(cpu, dispatcher_loop, 0) ? 0 : -EBUSY;
 }
 
-static void ask_stop(unsigned cpu)
+static void ask_stop(unsigned cpu, uint64_t token)
 {
-	__atomic_store_n(&dispatchers[cpu].stop_request, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&dispatchers[cpu].stop_request, token, __ATOMIC_RELEASE);
 	ipi_send(cpu, IPI_WAKE);
-}
-
-/* The loop runs as a hart_call, which need not be ours: wait for its end as a watcher, on this
- * core's clock (a plain wait counted as running and held every other core back). */
-static void wait_loop_gone(unsigned cpu)
-{
-	if (dispatcher_loop_running(cpu))
-		hart_call_watch_end(cpu, dispatcher_loop);
 }
 
 int dispatcher_stop(unsigned cpu)
 {
-	if (cpu == this_cpu() || !dispatcher_loop_running(cpu))
+	uint64_t token = cpu == this_cpu() ? 0 : hart_call_token(cpu, dispatcher_loop);
+	if (!token)
 		return -EINVAL;
-	ask_stop(cpu);
-	wait_loop_gone(cpu);
+	ask_stop(cpu, token);
+	hart_call_watch_end(cpu, token); /* on this core's clock: its end notes us even if it is not our call */
 	return 0;
 }
 
@@ -96,13 +94,16 @@ unsigned dispatcher_start_free(uint16_t *cpus, unsigned max)
 unsigned dispatcher_stop_all(void)
 {
 	unsigned n = 0;
-	for (unsigned cpu = 0; cpu < hart_count; cpu++) /* ask them all first, then wait */
-		if (cpu != this_cpu() && dispatcher_loop_running(cpu)) {
-			ask_stop(cpu);
+	uint64_t tokens[MOSAIC_MAX_HARTS];
+	for (unsigned cpu = 0; cpu < hart_count; cpu++) { /* ask them all first, then wait */
+		tokens[cpu] = cpu == this_cpu() ? 0 : hart_call_token(cpu, dispatcher_loop);
+		if (tokens[cpu]) {
+			ask_stop(cpu, tokens[cpu]);
 			n++;
 		}
+	}
 	for (unsigned cpu = 0; cpu < hart_count; cpu++)
-		if (cpu != this_cpu())
-			wait_loop_gone(cpu);
+		if (tokens[cpu])
+			hart_call_watch_end(cpu, tokens[cpu]);
 	return n;
 }
