@@ -17,6 +17,7 @@
 #include "kernel/shell.h"
 #include "kernel/domain.h"
 #include "kernel/dispatch/dispatcher.h"
+#include "kernel/dispatch/dispatch_internal.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
 
@@ -812,6 +813,45 @@ KTEST(dispatch, a_dispatcher_stopped_by_another_core_ends_on_its_clock)
 	}
 	stop_elsewhere_body(kt);
 	cleanup(&t_stop_elsewhere, 1);
+}
+
+/* ---- a stop is for one loop ---- */
+
+static struct task t_next_loop;
+
+/* Each loop is its own call with its own token: waiting for the end of a loop that has ended
+ * returns at once although the next loop of the same function runs, and a stop request for the
+ * old loop (one that came as it ended) leaves the next loop running: it still runs a task. */
+static void next_loop_body(struct ktest_ctx *kt)
+{
+	unsigned cpu = other_core(0);
+	uint64_t arg = 4;
+	KT_ASSERT_EQ(dispatcher_start(cpu), 0);
+	uint64_t first = hart_call_token(cpu, dispatcher_loop);
+	KT_ASSERT(first != 0);
+	KT_ASSERT_EQ(dispatcher_stop(cpu), 0);
+	KT_ASSERT_EQ(hart_call_token(cpu, dispatcher_loop), 0);
+	KT_ASSERT_EQ(dispatcher_start(cpu), 0);
+	uint64_t second = hart_call_token(cpu, dispatcher_loop);
+	KT_ASSERT(second != 0 && second != first);
+	hart_call_watch_end(cpu, first); /* ended: at once, though a loop runs again */
+	__atomic_store_n(&dispatchers[cpu].stop_request, first, __ATOMIC_RELEASE); /* a late stop of the old loop */
+	ipi_send(cpu, IPI_WAKE);
+	KT_ASSERT_EQ(task_init(&t_next_loop, double_arg, &arg, 1), 0);
+	KT_ASSERT_EQ(task_dispatch(&t_next_loop, cpu), 0);
+	KT_ASSERT_EQ(task_wait(&t_next_loop), 8);
+	KT_ASSERT(dispatcher_loop_running(cpu));
+	KT_ASSERT_EQ(dispatcher_stop(cpu), 0);
+}
+
+KTEST(dispatch, a_stop_is_for_one_loop)
+{
+	if (hart_count < 2) {
+		kprintf("ktest:   (skipped: needs 2 harts)\n");
+		return;
+	}
+	next_loop_body(kt);
+	cleanup(&t_next_loop, 1);
 }
 
 static struct task t_cancel[4];
