@@ -71,6 +71,15 @@ static void drain(void)
 }
 
 /* The k-th core after the caller's (k < hart_count - 1): the boot core is not always 0. */
+/* A test that needs more harts than this boot has says so and passes. */
+static bool too_few_harts(unsigned need)
+{
+	if (hart_count >= need)
+		return false;
+	kprintf("ktest:   (skipped: needs %u harts)\n", need);
+	return true;
+}
+
 static unsigned other_core(unsigned k) { return (this_cpu() + 1 + k) % hart_count; }
 
 static bool others_idle(void)
@@ -682,10 +691,8 @@ static void emit_body(struct ktest_ctx *kt)
 
 KTEST(dispatch, emitted_task_runs_on_its_core)
 {
-	if (hart_count < 2) {
-		kprintf("ktest:   (skipped: needs 2 harts)\n");
+	if (too_few_harts(2))
 		return;
-	}
 	emit_body(kt);
 	cleanup(t_emit, MOSAIC_MAX_HARTS);
 }
@@ -735,10 +742,8 @@ static void nest_body(struct ktest_ctx *kt)
 
 KTEST(dispatch, a_task_waits_for_a_task_that_sleeps_on_its_clock)
 {
-	if (hart_count < 3) {
-		kprintf("ktest:   (skipped: needs 3 harts)\n");
+	if (too_few_harts(3))
 		return;
-	}
 	nest_body(kt);
 	cleanup(t_nest, 2);
 }
@@ -807,10 +812,8 @@ static void stop_elsewhere_body(struct ktest_ctx *kt)
 
 KTEST(dispatch, a_dispatcher_stopped_by_another_core_ends_on_its_clock)
 {
-	if (hart_count < 3) {
-		kprintf("ktest:   (skipped: needs 3 harts)\n");
+	if (too_few_harts(3))
 		return;
-	}
 	stop_elsewhere_body(kt);
 	cleanup(&t_stop_elsewhere, 1);
 }
@@ -846,10 +849,8 @@ static void next_loop_body(struct ktest_ctx *kt)
 
 KTEST(dispatch, a_stop_is_for_one_loop)
 {
-	if (hart_count < 2) {
-		kprintf("ktest:   (skipped: needs 2 harts)\n");
+	if (too_few_harts(2))
 		return;
-	}
 	next_loop_body(kt);
 	cleanup(&t_next_loop, 1);
 }
