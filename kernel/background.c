@@ -204,29 +204,30 @@ void core_sleep_for_handover(bool (*done)(void *), void *arg)
 	vtime_wait_end();
 }
 
-/* Stamps, publishes the flag, notes every target and lifts the stamp, then wakes them. */
-static void hand_over(const uint16_t *to, unsigned n, volatile uint32_t *flag, uint32_t value, volatile uint64_t *at)
+/* The end of every hand-over: notes each target at now (after what it hands over is visible),
+ * lifts the stamp that held this core's bound at now, then wakes them. */
+static void note_and_wake(const uint16_t *to, unsigned n, uint64_t now)
 {
-	uint64_t now = vtime_stamp(); /* holds this core's bound at now until every target is noted */
-	*at = now;
-	__atomic_store_n(flag, value, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < n; i++)
-		vtime_note_event(to[i], now); /* after the flag is visible, as for every hand-over */
+		vtime_note_event(to[i], now);
 	vtime_stamp_done();
 	for (unsigned i = 0; i < n; i++)
 		ipi_send(to[i], IPI_WAKE);
 }
 
-void core_hand_over_flag(unsigned to, volatile uint32_t *flag, uint32_t value, volatile uint64_t *at)
-{
-	uint16_t one = (uint16_t)to;
-	hand_over(&one, 1, flag, value, at);
-}
-
 void core_hand_over_flag_to_many(const uint16_t *to, unsigned n, volatile uint32_t *flag, uint32_t value,
 				 volatile uint64_t *at)
 {
-	hand_over(to, n, flag, value, at);
+	uint64_t now = vtime_stamp(); /* holds this core's bound at now until every target is noted */
+	*at = now;
+	__atomic_store_n(flag, value, __ATOMIC_RELEASE);
+	note_and_wake(to, n, now);
+}
+
+void core_hand_over_flag(unsigned to, volatile uint32_t *flag, uint32_t value, volatile uint64_t *at)
+{
+	uint16_t one = (uint16_t)to;
+	core_hand_over_flag_to_many(&one, 1, flag, value, at);
 }
 
 void core_hand_over_add(unsigned to, volatile uint32_t *count, volatile uint64_t *latest)
@@ -236,7 +237,24 @@ void core_hand_over_add(unsigned to, volatile uint32_t *count, volatile uint64_t
 	while (seen < now && !__atomic_compare_exchange_n(latest, &seen, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 	__atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL); /* after the time: the waiter reads it once the count is in */
-	vtime_note_event(to, now);
-	vtime_stamp_done();
-	ipi_send(to, IPI_WAKE);
+	uint16_t one = (uint16_t)to;
+	note_and_wake(&one, 1, now);
+}
+
+struct flag_wait {
+	volatile uint32_t *flag;
+	uint32_t value;
+};
+
+static bool flag_reached(void *arg)
+{
+	const struct flag_wait *w = arg;
+	return __atomic_load_n(w->flag, __ATOMIC_ACQUIRE) == w->value;
+}
+
+void core_wait_for_flag(volatile uint32_t *flag, uint32_t value, volatile uint64_t *at)
+{
+	struct flag_wait w = {.flag = flag, .value = value};
+	core_sleep_for_handover(flag_reached, &w);
+	vtime_advance_to(*at); /* the hand-over reaches this core no earlier than it was made */
 }

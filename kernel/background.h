@@ -43,6 +43,9 @@ void core_hand_over_flag_to_many(const uint16_t *to, unsigned n, volatile uint32
 /* For a count that several cores add to: adds 1 as a hand-over to `to`, and keeps in *latest
  * the latest clock of those that added (the waiter moves its clock there). */
 void core_hand_over_add(unsigned to, volatile uint32_t *count, volatile uint64_t *latest);
+/* The waiting side of these three: core_sleep_for_handover until *flag == value (a flag, or
+ * a count that reached it), then this core's clock moves to *at. */
+void core_wait_for_flag(volatile uint32_t *flag, uint32_t value, volatile uint64_t *at);
 /* Sleeps us microseconds, doing background work meanwhile. */
 void core_sleep_us(uint64_t us);
 

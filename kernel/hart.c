@@ -157,7 +157,7 @@ static bool call_arrived(void *arg)
 void hart_call_wait(unsigned cpu)
 {
 	core_wait(call_finished, &harts[cpu]);
-	vtime_advance_to(harts[cpu].call_vt); /* we learn of its end no earlier than it ended */
+	vtime_advance_to(harts[cpu].call_end_vt); /* we learn of its end no earlier than it ended */
 }
 
 bool hart_call_pending(void)
@@ -188,7 +188,6 @@ bool hart_run_call(void)
 	vtime_advance_to(me->call_vt);
 	fn(me->call_arg);
 	uint64_t end = vtime_stamp(); /* the caller learns of the end no earlier: a hand-over back */
-	me->call_vt = end;
 	unsigned caller = me->call_from;
 	me->call_end_vt = end;
 	__atomic_store_n(&me->calls_ended, me->calls_ended + 1, __ATOMIC_RELEASE); /* only this core writes it */

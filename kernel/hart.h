@@ -51,7 +51,7 @@ struct hart {
 	void *volatile call_arg;
 	volatile uint32_t call_done;
 	volatile uint32_t call_from;    /* cpu to wake when the call is done */
-	volatile uint64_t call_vt;      /* the caller's clock at the call, the callee's when done (kernel/vtime.h) */
+	volatile uint64_t call_vt;      /* the caller's clock at the call (kernel/vtime.h) */
 	volatile uint64_t call_end_vt;  /* the callee's clock when its latest call ended */
 	volatile uint64_t calls_ended;  /* how many calls it has ended: the next end makes it a call's token */
 	volatile uint64_t call_watchers[MOSAIC_MAX_HARTS / 64]; /* cores other than the caller waiting for a call's end */

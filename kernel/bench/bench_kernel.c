@@ -213,8 +213,6 @@ static void watch_side(void *arg)
 	}
 }
 
-static bool watch_armed(void *arg) { return __atomic_load_n(&((struct watch *)arg)->armed, __ATOMIC_ACQUIRE) != 0; }
-
 /* ktest_run_on under the watchdog. */
 static void run_phase(const char *phase, const uint16_t *cores, unsigned n, void (*fn)(void *), void *arg)
 {
@@ -223,8 +221,7 @@ static void run_phase(const char *phase, const uint16_t *cores, unsigned n, void
 			   .deadline = timer_now() + timer_us_to_ticks(WATCH_MS * 1000ULL)};
 	bool watching = watcher >= 0 && hart_call((unsigned)watcher, watch_side, &w);
 	if (watching) {
-		core_sleep_for_handover(watch_armed, &w); /* on the boss's clock: it holds nobody back */
-		vtime_advance_to(w.armed_ns);
+		core_wait_for_flag(&w.armed, 1, &w.armed_ns); /* on the boss's clock: it holds nobody back */
 		settle(); /* the watcher reaches its WFI before anything is measured */
 	}
 	if (!ktest_run_on(cores, n, fn, arg))

@@ -88,8 +88,6 @@ static uint64_t work_now(void)
 	return vtime_active ? vtime_now_ns() / vtime_ns_per_insn : core_instructions();
 }
 
-static bool was_sent(void *arg) { return __atomic_load_n(&((struct overhead *)arg)->sent, __ATOMIC_ACQUIRE) != 0; }
-
 static void overhead_side(void *arg)
 {
 	struct overhead *o = arg;
@@ -108,8 +106,7 @@ static void overhead_side(void *arg)
 		prof_end();
 		core_hand_over_flag(o->dst, &o->sent, 1, &o->sent_ns);
 	} else {
-		core_sleep_for_handover(was_sent, o); /* on this core's clock: it holds nobody back */
-		vtime_advance_to(o->sent_ns);
+		core_wait_for_flag(&o->sent, 1, &o->sent_ns); /* on this core's clock: it holds nobody back */
 		/* past the delivery time on this core's clock: no waiting inside recv */
 		vtime_sleep_until_ns(o->sent_ns + 20000, 0);
 		prof_begin();

@@ -52,17 +52,6 @@ static volatile uint32_t ready, go;
 static volatile uint64_t ready_ns, go_ns; /* the clocks of the hand-overs (kernel/background.h) */
 static unsigned starter;                  /* the core that waits for ready and gives go */
 
-static bool go_given(void *arg)
-{
-	(void)arg;
-	return __atomic_load_n(&go, __ATOMIC_ACQUIRE) != 0;
-}
-
-static bool all_ready(void *want)
-{
-	return __atomic_load_n(&ready, __ATOMIC_ACQUIRE) == *(unsigned *)want;
-}
-
 static volatile uint64_t worst_wait[MOSAIC_MAX_HARTS];
 
 /*
@@ -97,8 +86,7 @@ static void caller(void *arg)
 	 * handshakes are hand-overs, so that the waits are on the cores' clocks */
 	if (me != starter) {
 		core_hand_over_add(starter, &ready, &ready_ns);
-		core_sleep_for_handover(go_given, 0);
-		vtime_advance_to(go_ns);
+		core_wait_for_flag(&go, 1, &go_ns);
 	}
 	worst_wait[me] = 0;
 	int64_t first = timed_call(KC_HEAP_GROW, a, 0, 0), r = first;
@@ -138,8 +126,7 @@ KTEST(kcall, every_pico_kernel_at_once_served_fairly)
 			others[nothers++] = picos[i];
 		}
 	bool self = !is_master(this_cpu());
-	core_sleep_for_handover(all_ready, &nothers);
-	vtime_advance_to(ready_ns);
+	core_wait_for_flag(&ready, nothers, &ready_ns);
 	core_hand_over_flag_to_many(others, nothers, &go, 1, &go_ns);
 	if (self)
 		caller(0);

@@ -184,8 +184,6 @@ struct flows {
 	int err;
 };
 
-static bool a_has_sent(void *arg) { return __atomic_load_n(&((struct flows *)arg)->a_sent, __ATOMIC_ACQUIRE) != 0; }
-
 static void flow_side(void *arg)
 {
 	struct flows *f = arg;
@@ -196,9 +194,9 @@ static void flow_side(void *arg)
 		e = msg_send((int)f->a_dst, 2, body, sizeof body);
 		core_hand_over_flag(f->b_src, &f->a_sent, 1, &f->a_clock);
 	} else if (me == f->b_src) {
-		core_sleep_for_handover(a_has_sent, f); /* on B's clock: it holds nobody back meanwhile */
-		/* B sends one hop's time after A's send returned, on its own clock (the handshake is
-		 * shared memory, which carries no time), so that its head reaches the shared link
+		core_wait_for_flag(&f->a_sent, 1, &f->a_clock); /* on B's clock: it holds nobody back meanwhile */
+		/* B sends one hop's time after A's send returned, on its own clock (the handshake
+		 * brought B's clock to A's), so that its head reaches the shared link
 		 * after A's head did: links are booked by intervals, and a head that came first
 		 * would take the gap before A's booking instead of waiting */
 		vtime_sleep_until_ns(f->a_clock + noc_params.timing.t_hop_ns, 0);
@@ -376,15 +374,6 @@ struct two_party {
 	int err_line;
 };
 
-/* The go-ahead's wait, on the waiter's clock (core_sleep_for_handover). */
-static bool step_given(void *arg) { return __atomic_load_n(&((struct two_party *)arg)->step, __ATOMIC_ACQUIRE) == 1; }
-
-static void wait_for_step(struct two_party *tp)
-{
-	core_sleep_for_handover(step_given, tp);
-	vtime_advance_to(tp->step_ns);
-}
-
 #define CHECK(cond)                                      \
 	do {                                             \
 		if (!(cond) && !tp->err_line)            \
@@ -452,7 +441,7 @@ static void drained_wait_side(void *arg)
 	char buf[16];
 	struct msg_status st;
 	if (this_cpu() == 1) {
-		wait_for_step(tp);
+		core_wait_for_flag(&tp->step, 1, &tp->step_ns); /* on the waiter's clock */
 		CHECK(msg_send(0, 6, "other", 6) == 0);
 		core_sleep_us(100);
 		CHECK(msg_send(0, 7, "first", 6) == 0);
@@ -537,7 +526,7 @@ static void credit_side(void *arg)
 		CHECK(msg_wait(&req, &st) == 0); /* completes once core 0 receives */
 		return;
 	}
-	wait_for_step(tp);
+	core_wait_for_flag(&tp->step, 1, &tp->step_ns); /* on the waiter's clock */
 	for (unsigned i = 0; i < noc_params.depth; i++)
 		CHECK(msg_recv(1, MSG_ANY_TAG, buf, sizeof buf, &st) == 0 && st.tag == (int)i);
 	CHECK(msg_recv(1, MSG_ANY_TAG, buf, sizeof buf, &st) == 0 && st.tag == 100);
@@ -654,11 +643,7 @@ static void xsend_pairs(void *arg)
 static volatile uint32_t xsends_done;
 static volatile uint64_t xsends_done_ns; /* the later sender's clock when it had sent */
 
-static bool both_sent(void *arg)
-{
-	(void)arg;
-	return __atomic_load_n(&xsends_done, __ATOMIC_ACQUIRE) == 2;
-}
+
 
 static void xsend_same_sink(void *arg)
 {
@@ -669,8 +654,7 @@ static void xsend_same_sink(void *arg)
 	int e = 0;
 	if (me == 0) {
 		/* receive only once both have sent, so both messages meet in the mailbox */
-		core_sleep_for_handover(both_sent, 0);
-		vtime_advance_to(xsends_done_ns);
+		core_wait_for_flag(&xsends_done, 2, &xsends_done_ns);
 		for (int i = 0; i < 2 && !e; i++)
 			e = msg_recv(MSG_ANY_SOURCE, 2, buf, sizeof buf, &st);
 	} else {
