@@ -13,10 +13,10 @@
  *
  * Under single-threaded TCG (argument threads=single) a segment's length is added inline,
  * without a call, to one counter of the running vCPU, and a callback per block moves it to
- * the right vCPU when another one starts running; with one thread per vCPU every segment
- * makes a callback. Either way a hart's slot (once the kernel named the table) is kept
- * current, per block or per segment, so another hart can read a running hart's count at
- * any time; the read marker makes the count exact up to the marker itself.
+ * the right vCPU (and publishes it) when another one starts running; with one thread per
+ * vCPU every segment makes a callback and publishes. Either way another hart reads a hart's
+ * slot current whenever it can run (under one thread the hart it reads is not running), and
+ * the read marker makes a hart's own count exact up to the marker itself.
  *
  * Writing guest RAM: 7.2 has no call for it, but RAM is one contiguous host mapping
  * and qemu_plugin_insn_haddr() gives the host address of an instruction's bytes.
@@ -82,23 +82,24 @@ static void on_exec(unsigned int vcpu, void *udata)
 	publish(vcpu, counts[vcpu].n += (uintptr_t)udata & CB_LEN_MASK);
 }
 
-/* one_thread: a block begins on vcpu. The vCPU before it stopped at a block's end or at a
- * trap (the inline adds of the segments it did not reach never ran), so its counter is
- * exact. Then vcpu's count up to this block is published: a reader sees a running hart at
- * most one block behind, a lower bound, which is all kernel/vtime.c takes it for. */
+/* one_thread: a block begins on vcpu. If another vCPU ran before it, that one stopped at a
+ * block's end or at a trap (the inline adds of the segments it did not reach never ran), so
+ * its counter is exact and is published now. The running vCPU's own count is not published
+ * block by block: with one host thread no other hart runs while it does, so whoever reads
+ * its slot next does so after this switch has published it, and the hart itself reads its
+ * count through a read marker (on_read). This callback runs for every block executed; it was
+ * an eighth of QEMU's host time when it also published the running count (docs/time.md). */
 static void on_block(unsigned int vcpu, void *udata)
 {
 	(void)udata;
-	if (vcpu != running) {
-		if (running < max_vcpus) {
-			counts[running].n += running_insns;
-			publish(running, counts[running].n);
-		}
-		running_insns = 0;
-		running = vcpu;
+	if (__builtin_expect(vcpu == running, 1))
+		return;
+	if (running < max_vcpus) {
+		counts[running].n += running_insns;
+		publish(running, counts[running].n);
 	}
-	if (vcpu < max_vcpus)
-		publish(vcpu, counts[vcpu].n + running_insns);
+	running_insns = 0;
+	running = vcpu;
 }
 
 /* one_thread: a read marker runs; its count is exact up to and including the marker. A marker
