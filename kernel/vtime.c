@@ -251,13 +251,14 @@ void vtime_start(void)
 	group_count = (hart_count + VTIME_GROUP_CORES - 1) / VTIME_GROUP_CORES;
 	for (unsigned g = 0; g < group_count; g++)
 		groups[g].least_as_of = UINT64_MAX;
-	for (unsigned c = 0; c < hart_count; c++)
+	for (unsigned c = 0; c < hart_count; c++) {
+		struct vtime_group *g = &groups[c / VTIME_GROUP_CORES];
+		vt[c].group = g; /* every core, so that bound_fell never meets a null group */
 		if (live(c)) {
 			live_vts[live_count++] = &vt[c];
-			struct vtime_group *g = &groups[c / VTIME_GROUP_CORES];
 			g->members[g->n++] = &vt[c];
-			vt[c].group = g;
 		}
+	}
 	__atomic_store_n(&vtime_active, true, __ATOMIC_RELEASE);
 	kprintf("mosaic: virtual time: one clock per core, %lu ns per instruction, %s synchronisation\n",
 		vtime_ns_per_insn, vtime_lax ? "lax" : "conservative");
@@ -658,17 +659,24 @@ static uint64_t frontier(unsigned me)
  * next event, and what is not (a message to a task that moved to another core after it was
  * sent) this wait will never consume. Kept, such a note held the core's bound at its time for
  * the rest of the wait, and with it every core whose target lay beyond (oversubscribed jobs
- * under round-robin placement stalled so, docs/balancing.md). A note racing with the reset is
- * caught by the counter, bumped before noted_next is lowered: its time may be hidden, so the
- * core is due now and looks again (meanwhile the sender's stamp caps its own bound at the
- * hand-over's time, so no look passes it).
+ * under round-robin placement stalled so, docs/balancing.md). It runs after the caller's new
+ * next event is published (publish_own_next), so the bound never shows more than either.
+ *
+ * A note racing with the reset: one that lowers noted_next after it was read makes the reset
+ * (a compare-and-swap) fail, and the note is kept. One that does not lower it (its time is no
+ * earlier than a note already there) is caught by the counter, bumped before noted_next is
+ * touched: its time may be hidden for a moment, so the core puts its bound back to now and
+ * looks again. Until 2026-11-27 the reset was a plain store, and a note that came and was
+ * finished (its sender's stamp lifted) between the check and the store could be hidden whatever
+ * its time, and before that store the bound showed the previous next event, found in a review.
  */
 static void forget_looked_notes(struct vtime_core *v)
 {
-	if (!v->notes_known || __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) != v->notes_looked ||
-	    __atomic_load_n(&v->noted_next, __ATOMIC_SEQ_CST) == UINT64_MAX)
+	uint64_t seen = __atomic_load_n(&v->noted_next, __ATOMIC_SEQ_CST);
+	if (!v->notes_known || __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) != v->notes_looked || seen == UINT64_MAX)
 		return;
-	__atomic_store_n(&v->noted_next, UINT64_MAX, __ATOMIC_SEQ_CST);
+	if (!__atomic_compare_exchange_n(&v->noted_next, &seen, UINT64_MAX, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return; /* lowered since it was read: a note came, keep it */
 	if (__atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) != v->notes_looked) {
 		atomic_min_u64(&v->noted_next, wait_leaves_at(v));
 		bound_fell(v); /* back below what a look may have read meanwhile */
@@ -695,21 +703,22 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 	unsigned me = this_cpu();
 	struct vtime_core *v = &vt[me];
 	uint64_t bound_before = lower_bound(me); /* before the notes are forgotten: that may raise it too */
-	forget_looked_notes(v);
 	bool moved = idle_look(me, v, bound_before, next_ns, observer_ns, wake_ticks);
 	notes_looked_now(v);
 	return moved;
 }
 
 /* Publishes what a waiting core waits for as it looked just now (a store, not a minimum: the
- * placeholder of vtime_wait_begin may rise) and wakes those its risen bound now lets through. */
+ * placeholder of vtime_wait_begin may rise), then forgets the notes that look covered, and
+ * wakes those its risen bound now lets through. In that order, lower first and raise after:
+ * the bound never shows more than the old notes or the new next event allow. */
 static void publish_own_next(unsigned me, struct vtime_core *v, uint64_t next_ns, uint64_t bound_before)
 {
-	uint64_t bound_now = lower_bound(me); /* forget_looked_notes may have raised it since bound_before */
 	__atomic_store_n(&v->own_next, next_ns, __ATOMIC_SEQ_CST);
-	uint64_t bound_after = lower_bound(me);
-	if (bound_after < bound_now)
+	if (lower_bound(me) < bound_before)
 		bound_fell(v);
+	forget_looked_notes(v);
+	uint64_t bound_after = lower_bound(me);
 	if (bound_after > bound_before)
 		wake_waiters(me, bound_after);
 }
@@ -719,7 +728,6 @@ bool vtime_idle_for_handover(void)
 	unsigned me = this_cpu();
 	struct vtime_core *v = &vt[me];
 	uint64_t bound_before = lower_bound(me);
-	forget_looked_notes(v);
 	publish_own_next(me, v, UINT64_MAX, bound_before); /* nothing of its own */
 	bool looked_at_all = v->notes_known && __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) == v->notes_looked;
 	notes_looked_now(v);
@@ -839,6 +847,9 @@ void vtime_note_event_active(unsigned core, uint64_t t)
 	}
 }
 
+/* Taken only by a running core (a send, a call's or a thread's start, a task's end, a credit):
+ * a stamp taken inside a wait would cap the bound at the raw clock, below the next event the
+ * wait publishes, a fall that no bound_fell announces. No wait or hold path stamps. */
 uint64_t vtime_stamp_active(void)
 {
 	struct vtime_core *v = &vt[this_cpu()];
