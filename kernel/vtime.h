@@ -110,10 +110,11 @@ static inline void vtime_settle(void) { if (vtime_active) vtime_settle_active();
 bool vtime_settle_poll_active(void);
 static inline bool vtime_settle_poll(void) { return vtime_active && vtime_settle_poll_active(); }
 
-/* The NoC posted a message to dst arriving at arrival_ns: wakes its lower bound and
- * counts the message late if dst already looked past that time. */
-void vtime_note_send_active(unsigned dst, uint64_t arrival_ns);
-static inline void vtime_note_send(unsigned dst, uint64_t arrival_ns) { if (vtime_active) vtime_note_send_active(dst, arrival_ns); }
+/* The NoC posted a message to dst arriving at arrival_ns: lowers its bound and counts the
+ * message late if dst already looked past that time. Returns whether dst must be woken if it
+ * sleeps (false: it waits for an earlier event already, and its wait then looks at this one). */
+bool vtime_note_send_active(unsigned dst, uint64_t arrival_ns);
+static inline bool vtime_note_send(unsigned dst, uint64_t arrival_ns) { return !vtime_active || vtime_note_send_active(dst, arrival_ns); }
 
 /* Another core was handed work (a hart_call, a dispatched task) at time t: it may
  * send from then on, so its bound drops to t like a message's arrival. */

@@ -250,11 +250,12 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	unsigned tell = dst < NOC_EP_VIRT_BASE ? td : noc_ep_tile(dst); /* a core never moves */
 	if (tell == NOC_EP_NONE)
 		tell = td; /* released meanwhile: the message is dropped with its endpoint */
-	vtime_note_send(tell, deliver);
+	bool wake = vtime_note_send(tell, deliver);
 	vtime_stamp_done();
 	__atomic_fetch_add(&noc_mailboxes[tell].events, 1, __ATOMIC_RELEASE); /* the core's signal, for both channels */
 	spin_unlock(&mb->lock, s);
-	noc_wake(tell);
+	if (wake) /* not if it waits for something earlier: it looks at its mailbox when that comes */
+		noc_wake(tell);
 	noc_core_stats[ts].sent++;
 	noc_core_stats[ts].bytes_sent += len;
 	if (r2)
