@@ -835,21 +835,26 @@ void vtime_note_event_active(unsigned core, uint64_t t) { (void)note(core, t); }
 
 /*
  * Notes a hand-over at time t to `core`. Returns false if the core waits for an event no later
- * than t already (its own, or one handed to it before): its bound does not fall, it needs no
- * nudge, and a sleeping core need not be woken for it, since it wakes for that earlier event by
- * its own means (a registration, a timer) and its wait then looks at what came meanwhile. On
- * ktest=coll at 128 harts two thirds of the messages noted to a waiting core were so (0.64 M of
- * 0.95 M), and each woke its receiver for a look that mostly could not move (docs/time.md).
+ * than t already (one handed to it before, so that this note lowers nothing, or its own): its
+ * bound does not fall, it needs no nudge, and a sleeping core need not be woken for it, since it
+ * wakes for that earlier event by its own means (a registration, a timer, that hand-over's
+ * wake-up) and its wait then looks at what came meanwhile. On ktest=coll at 128 harts two thirds
+ * of the messages noted to a waiting core were so (0.64 M of 0.95 M; docs/time.md).
+ *
+ * Its own next event is read after the note is in: read before, a look publishing a later one
+ * in between would have made the note a fall nobody announced (that look compares its bound
+ * with the one before its store, which then already holds the note).
  */
 static bool note(unsigned core, uint64_t t)
 {
 	struct vtime_core *v = &vt[core];
 	__atomic_fetch_add(&v->notes, 1, __ATOMIC_SEQ_CST); /* first: forget_looked_notes relies on it */
-	uint64_t before = next_event(core);
-	atomic_min_u64(&v->noted_next, t);
+	bool lowered = false;
+	for (uint64_t old = __atomic_load_n(&v->noted_next, __ATOMIC_SEQ_CST); t < old && !lowered;)
+		lowered = __atomic_compare_exchange_n(&v->noted_next, &old, t, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&v->waiting, __ATOMIC_SEQ_CST))
 		return true; /* a running core's bound is its clock */
-	if (before <= t)
+	if (!lowered || __atomic_load_n(&v->own_next, __ATOMIC_SEQ_CST) <= t)
 		return false;
 	bound_fell(v);
 	/* its bound dropped, so it may now block others: it must look again even if the
