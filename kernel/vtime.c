@@ -101,13 +101,6 @@ static struct vtime_core vt[MOSAIC_MAX_HARTS];
 /* A core that takes part in time: present and not failed. */
 static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].state != HART_FAILED; }
 
-/* The live cores' state, listed once by vtime_start (a hart fails only during bring-up, before
- * it): a look reads every other core's bound, and the list spares it testing every hart's state
- * (it reads its own too, and skips it). Pointers, not core numbers:
- * look_once's loop then does no index arithmetic per core (23 instructions a core, not 35). */
-static struct vtime_core *live_vts[MOSAIC_MAX_HARTS];
-static unsigned live_count;
-
 /*
  * A look reads the live cores in groups of VTIME_GROUP_CORES (by core number), and each group
  * keeps a summary: the least bound of its members as a look that read them all found it, valid
@@ -135,7 +128,10 @@ struct vtime_group {
 	volatile uint32_t writing;   /* a look is writing the summary */
 	volatile uint64_t least;     /* summary: no member's bound was below this... */
 	volatile uint64_t least_as_of; /* ...while `lowered` is this (UINT64_MAX: no summary) */
-	struct vtime_core *members[VTIME_GROUP_CORES]; /* its live cores (set by vtime_start) */
+	/* its live cores, listed once by vtime_start (a hart fails only during bring-up, before it):
+	 * pointers, so that a look's loop tests no hart's state and does no index arithmetic per
+	 * core (23 instructions a core, not 35) */
+	struct vtime_core *members[VTIME_GROUP_CORES];
 	unsigned n;
 } __attribute__((aligned(64)));
 _Static_assert(VTIME_GROUPS <= 32, "look_once keeps the groups it read in a 32-bit mask");
@@ -247,17 +243,14 @@ void vtime_start(void)
 		vt[c].blocker = UINT32_MAX;
 	}
 	vt[this_cpu()].skip = t0 - vclock_instret() * vtime_ns_per_insn; /* its own count, fresh */
-	live_count = 0;
 	group_count = (hart_count + VTIME_GROUP_CORES - 1) / VTIME_GROUP_CORES;
 	for (unsigned g = 0; g < group_count; g++)
 		groups[g].least_as_of = UINT64_MAX;
 	for (unsigned c = 0; c < hart_count; c++) {
 		struct vtime_group *g = &groups[c / VTIME_GROUP_CORES];
 		vt[c].group = g; /* every core, so that bound_fell never meets a null group */
-		if (live(c)) {
-			live_vts[live_count++] = &vt[c];
+		if (live(c))
 			g->members[g->n++] = &vt[c];
-		}
 	}
 	__atomic_store_n(&vtime_active, true, __ATOMIC_RELEASE);
 	kprintf("mosaic: virtual time: one clock per core, %lu ns per instruction, %s synchronisation\n",
