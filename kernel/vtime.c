@@ -318,7 +318,6 @@ static inline uint64_t lower_bound_at(const struct vtime_core *v, uint64_t ns_pe
 
 static inline uint64_t lower_bound(unsigned c) { return lower_bound_at(&vt[c], vtime_ns_per_insn); }
 
-#define VTIME_TORN (UINT64_MAX - 1) /* look_once: the bounds changed while it read them */
 
 /* The least lower bound of all cores, as the latest look of a waiting core found it. It
  * never falls: a core's bound drops only when another starts it or sends to it, and then
@@ -346,9 +345,16 @@ uint64_t vtime_floor_ns(void) { return __atomic_load_n(&floor_seen, __ATOMIC_ACQ
  */
 enum look { LOOK_REACHES, LOOK_BLOCKED, LOOK_TORN };
 
+/* What every other core's bound must reach before `target` is safe for core `me`. */
+static inline uint64_t need_for(unsigned me, uint64_t target)
+{
+	uint64_t latency = least_latency(me);
+	return target > latency ? target - latency : 0;
+}
+
 static enum look look_once(unsigned me, uint64_t target)
 {
-	uint64_t latency = least_latency(me), need = target > latency ? target - latency : 0;
+	uint64_t need = need_for(me, target);
 	uint64_t lowest = UINT64_MAX, least_summary = UINT64_MAX, ns_per_insn = vtime_ns_per_insn;
 	uint64_t highest_short = 0;
 	const struct vtime_core *self = &vt[me], *lowest_vt = 0, *blocker_vt = 0;
@@ -431,8 +437,7 @@ static bool still_blocked(unsigned me, uint64_t target)
 	unsigned b = vt[me].blocker;
 	if (b >= hart_count || !live(b))
 		return false;
-	uint64_t latency = least_latency(me);
-	return lower_bound(b) < (target > latency ? target - latency : 0);
+	return lower_bound(b) < need_for(me, target);
 }
 
 /*
@@ -471,8 +476,7 @@ static bool block_on(unsigned me, uint64_t target, bool *blocker_runs)
 			*blocker_runs = true; /* unknown (a torn look): poll */
 			return still_blocked(me, target) || !reaches(me, target);
 		}
-		uint64_t latency = least_latency(me);
-		__atomic_store_n(&vt[me].need, target > latency ? target - latency : 0, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&vt[me].need, need_for(me, target), __ATOMIC_SEQ_CST);
 		__atomic_fetch_or(&vt[b].waiters[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
 		*blocker_runs = !__atomic_load_n(&vt[b].waiting, __ATOMIC_SEQ_CST);
 		if (!still_blocked(me, target) && reaches(me, target))
@@ -842,9 +846,7 @@ static bool note(unsigned core, uint64_t t)
 {
 	struct vtime_core *v = &vt[core];
 	__atomic_fetch_add(&v->notes, 1, __ATOMIC_SEQ_CST); /* first: forget_looked_notes relies on it */
-	bool lowered = false;
-	for (uint64_t old = __atomic_load_n(&v->noted_next, __ATOMIC_SEQ_CST); t < old && !lowered;)
-		lowered = __atomic_compare_exchange_n(&v->noted_next, &old, t, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	bool lowered = atomic_min_u64(&v->noted_next, t);
 	if (!__atomic_load_n(&v->waiting, __ATOMIC_SEQ_CST))
 		return true; /* a running core's bound is its clock */
 	if (!lowered || __atomic_load_n(&v->own_next, __ATOMIC_SEQ_CST) <= t)

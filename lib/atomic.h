@@ -3,6 +3,7 @@
 #ifndef LIB_ATOMIC_H
 #define LIB_ATOMIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* *p = max(*p, v), atomically. */
@@ -13,12 +14,14 @@ static inline void atomic_max_u64(volatile uint64_t *p, uint64_t v)
 		;
 }
 
-/* *p = min(*p, v), atomically. */
-static inline void atomic_min_u64(volatile uint64_t *p, uint64_t v)
+/* *p = min(*p, v), atomically; true if this call lowered it. */
+static inline bool atomic_min_u64(volatile uint64_t *p, uint64_t v)
 {
 	uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
-	while (v < old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		;
+	while (v < old)
+		if (__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return true;
+	return false;
 }
 
 #endif
