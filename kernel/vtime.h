@@ -103,6 +103,12 @@ uint64_t vtime_wait_clock(void);
 void vtime_settle_active(void);
 static inline void vtime_settle(void) { if (vtime_active) vtime_settle_active(); }
 
+/* The same for what core `src` alone can still send this core: no message from src arriving
+ * by the current time can still come. For a receive that names its source (a kernel message's
+ * source is the core that sends it); looser than vtime_settle when src is further than one hop. */
+void vtime_settle_from_active(unsigned src);
+static inline void vtime_settle_from(unsigned src) { if (vtime_active) vtime_settle_from_active(src); }
+
 /* A micro-kernel's own poll (kernel calls, protocol messages) is about to act on what it found:
  * settles like vtime_settle and returns true. With the boot argument vtime_poll_settle=0 it
  * only records the look and returns false, so that a message the poll misses is counted late

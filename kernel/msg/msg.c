@@ -87,6 +87,18 @@ static bool valid_core(int c) { return c >= 0 && noc_ep_valid((unsigned)c); }
 
 static bool is_user(uint16_t type) { return type & NOC_TYPE_USER; }
 
+/* Before a receive matches at its time: nothing that arrives earlier and matches may still come.
+ * A kernel message's source is the core that sends it, so a kernel receive that names its
+ * source settles for that core alone (vtime_settle_from); a user endpoint may be hosted
+ * anywhere, and any source may match a wildcard. */
+static void settle_for(uint16_t type, int src)
+{
+	if (!is_user(type) && src != MSG_ANY_SOURCE)
+		vtime_settle_from((unsigned)src);
+	else
+		vtime_settle();
+}
+
 /* Whether the mailbox of `type`'s channel holds anything at all (no lock: a hint). */
 static bool ep_has_mail(unsigned me, uint16_t type)
 {
@@ -554,7 +566,7 @@ int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, st
 	 * keep the post order (a receive of another type never matches the same message, so a
 	 * task's kernel call waiting for its reply does not hold back its core's other traffic) */
 	/* taking the oldest arrival now is right only if nothing older can still come */
-	vtime_settle();
+	settle_for(type, src);
 	uint64_t now = noc_now_ns();
 	if (!earlier_recv_of_type(ep, type) && ((ep->uh_head && match_unhandled(ep, req, mailbox_first(me, req, now), now)) ||
 						 match_mailbox(me, req, now)))
@@ -661,7 +673,7 @@ int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, str
 		/* recv_direct is inlined here and in the wait (a frame of its own cost 31 instructions) */
 		for (bool settled = !named; ; settled = true) {
 			if (settled)
-				vtime_settle(); /* nothing that arrives earlier can still come */
+				settle_for(type, src); /* nothing that arrives earlier can still come */
 			int e = recv_direct(me, type, src, tag, buf, cap, st);
 			if (e != -EAGAIN)
 				return e;
