@@ -19,11 +19,10 @@
  * waits for, and something may already be queued for it: until its first look its
  * own_next is its clock (it may still send at once), never "nothing". And a look reads
  * the bounds one by one: a sender may hand work to a core already read as idle and then
- * run on, so that its own bound, read later, no longer covers that work; every fall
- * of a bound bumps its group's count (bound_fell), and a look that saw one change does not
- * move. A third is
- * a hand-over in flight: its time is taken before it is posted, so until then the
- * sender's bound is capped at that time (vtime_stamp).
+ * run on, so that its own bound, read later, no longer covers that work; every fall of a
+ * bound bumps its group's count (bound_fell), and a look that saw one change does not move.
+ * A third is a hand-over in flight: its time is taken before it is posted, so until then
+ * the sender's bound is capped at that time (vtime_stamp).
  *
  * A wait costs no virtual time of its own: the instructions a core runs while it
  * waits (polls, wake-ups for messages still in flight) are taken back when the wait
@@ -317,7 +316,6 @@ static inline uint64_t lower_bound_at(const struct vtime_core *v, uint64_t ns_pe
 }
 
 static inline uint64_t lower_bound(unsigned c) { return lower_bound_at(&vt[c], vtime_ns_per_insn); }
-
 
 /* The least lower bound of all cores, as the latest look of a waiting core found it. It
  * never falls: a core's bound drops only when another starts it or sends to it, and then
