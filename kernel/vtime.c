@@ -102,31 +102,35 @@ static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].
 
 /*
  * A look reads the live cores in groups of VTIME_GROUP_CORES (by core number), and each group
- * keeps a summary: the least bound of its members as a look that read them all found it, valid
- * while the group's count of falls, `lowered`, has not moved since. A bound rises by itself (a
- * running core's clock, a waiting core that looks again); it falls only where bound_fell is
- * called, after the fall is visible: a message or a task handed to a waiting core, a look that
- * publishes an earlier next event, notes taken back, a wait that ends below the next event it
- * had published. So a current summary is never above a member's bound but for a fall in
- * progress, which a look that reads the member itself can miss just as well; a reaching look
- * re-reads every group's count at its end and does not move if one changed (the stamps and
- * those counts cover both alike). A look skips a group whose current summary reaches its need
- * and reads the members of the others. On ktest=coll at 128 harts 86 % of the groups a look
- * met could be skipped so, and the suite ran 14 % fewer guest instructions (docs/time.md,
- * "Group summaries"); reading every bound had been a fifth of them.
+ * keeps a summary in one word: a lower bound on every member's bound (`least`, in ns, in the
+ * high bits) and a count of the falls of its members' bounds (the low bits). A bound rises by
+ * itself (a running core's clock, a waiting core that looks again); it falls only where
+ * bound_fell is called, after the fall is visible: a message or a task handed to a waiting
+ * core, a look that publishes an earlier next event, notes taken back, a wait that ends below
+ * the next event it had published. bound_fell lowers the summary to the fallen bound and bumps
+ * the count in one compare-and-swap; a look that read every member of a group raises the
+ * summary to the least bound it found, with a compare-and-swap from the word it read before
+ * the members, which fails if a fall came in between. So a summary is never above a member's
+ * bound but for a fall in progress, which a look that reads the member itself can miss just as
+ * well; a reaching look re-reads every group's count at its end and does not move if one
+ * changed (the stamps and those counts cover both alike). A look skips a group whose summary
+ * reaches its need and reads the members of the others.
  *
- * Several looks may summarise one group at once: one writes (`writing`), the others skip it,
- * and `seq` (odd while written) lets a reader tell a torn summary. One written late with an
- * older `lowered` is only out of date, never wrong.
+ * Until 2026-11-27 a fall made the summary void until a look read the whole group again, and
+ * the barriers' messages made falls so frequent that a look at 128 harts still read about two
+ * groups in full (some 1,100 instructions a look on ktest=coll); a summary lowered to the
+ * fallen bound stays of use to every look whose need lies below it (docs/time.md, "Group
+ * summaries"). The least saturates at SUMMARY_LEAST_MAX (about 4.9 hours of virtual time):
+ * a need beyond it reads the members, as a void summary did. The count wraps after 2^20 falls
+ * of one group, far more than can come during one look.
  */
 #define VTIME_GROUP_CORES 16
 #define VTIME_GROUPS ((MOSAIC_MAX_HARTS + VTIME_GROUP_CORES - 1) / VTIME_GROUP_CORES)
+#define SUMMARY_COUNT_BITS 20
+#define SUMMARY_COUNT_MASK ((1ULL << SUMMARY_COUNT_BITS) - 1)
+#define SUMMARY_LEAST_MAX (UINT64_MAX >> SUMMARY_COUNT_BITS)
 struct vtime_group {
-	volatile uint64_t lowered;   /* bumped after every fall of a member's bound */
-	volatile uint32_t seq;       /* the summary's sequence: odd while one is written */
-	volatile uint32_t writing;   /* a look is writing the summary */
-	volatile uint64_t least;     /* summary: no member's bound was below this... */
-	volatile uint64_t least_as_of; /* ...while `lowered` is this (UINT64_MAX: no summary) */
+	volatile uint64_t summary;   /* least << SUMMARY_COUNT_BITS | count of falls (mod 2^20) */
 	/* its live cores, listed once by vtime_start (a hart fails only during bring-up, before it):
 	 * pointers, so that a look's loop tests no hart's state and does no index arithmetic per
 	 * core (23 instructions a core, not 35) */
@@ -137,39 +141,34 @@ _Static_assert(VTIME_GROUPS <= 32, "look_once keeps the groups it read in a 32-b
 static struct vtime_group groups[VTIME_GROUPS];
 static unsigned group_count;
 
-/* A core's bound has fallen (and the fall is visible): the summaries of its group are void.
- * Through the core's own pointer: the note of every message comes here (two instructions). */
-static inline void bound_fell(struct vtime_core *v)
+static inline uint64_t summary_least(uint64_t word) { return word >> SUMMARY_COUNT_BITS; }
+static inline uint64_t summary_count(uint64_t word) { return word & SUMMARY_COUNT_MASK; }
+
+static inline uint64_t summary_word(uint64_t least, uint64_t count)
 {
-	__atomic_fetch_add(&v->group->lowered, 1, __ATOMIC_SEQ_CST);
+	return (least < SUMMARY_LEAST_MAX ? least : SUMMARY_LEAST_MAX) << SUMMARY_COUNT_BITS |
+	       (count & SUMMARY_COUNT_MASK);
 }
 
-/* The group's summary if it is still current (`lowered` read before): true and *least set. */
-static inline bool summary_of(const struct vtime_group *g, uint64_t lowered, uint64_t *least)
+/* A core's bound has fallen to `bound` or above (and the fall is visible): its group's summary
+ * comes down to it, and the group's count of falls moves on. */
+static void bound_fell(struct vtime_core *v, uint64_t bound)
 {
-	uint32_t seq = __atomic_load_n(&g->seq, __ATOMIC_ACQUIRE);
-	if (seq & 1)
-		return false;
-	uint64_t value = g->least, as_of = g->least_as_of;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (__atomic_load_n(&g->seq, __ATOMIC_RELAXED) != seq || as_of != lowered)
-		return false;
-	*least = value;
-	return true;
+	struct vtime_group *g = v->group;
+	uint64_t word = __atomic_load_n(&g->summary, __ATOMIC_SEQ_CST), least;
+	do
+		least = summary_least(word) < bound ? summary_least(word) : bound;
+	while (!__atomic_compare_exchange_n(&g->summary, &word, summary_word(least, summary_count(word) + 1), false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 }
 
-/* Records what a look found reading every member of the group, `lowered` read before it began. */
-static void summarise(struct vtime_group *g, uint64_t lowered, uint64_t least)
+/* Raises the group's summary to `least`, what a look found reading every member after it read
+ * `word`; nothing if a fall (or another look's raise) changed the word meanwhile. */
+static void raise_summary(struct vtime_group *g, uint64_t word, uint64_t least)
 {
-	if (__atomic_exchange_n(&g->writing, 1, __ATOMIC_ACQUIRE))
-		return; /* another look is writing it */
-	uint32_t seq = g->seq;
-	__atomic_store_n(&g->seq, seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	g->least = least;
-	g->least_as_of = lowered;
-	__atomic_store_n(&g->seq, seq + 2, __ATOMIC_RELEASE);
-	__atomic_store_n(&g->writing, 0, __ATOMIC_RELEASE);
+	uint64_t raised = summary_word(least, summary_count(word));
+	if (summary_least(raised) > summary_least(word))
+		__atomic_compare_exchange_n(&g->summary, &word, raised, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
 /* The NoC's minimum latency from one core to another: set by the NoC (vtime_set_lookahead). */
@@ -244,7 +243,7 @@ void vtime_start(void)
 	vt[this_cpu()].skip = t0 - vclock_instret() * vtime_ns_per_insn; /* its own count, fresh */
 	group_count = (hart_count + VTIME_GROUP_CORES - 1) / VTIME_GROUP_CORES;
 	for (unsigned g = 0; g < group_count; g++)
-		groups[g].least_as_of = UINT64_MAX;
+		groups[g].summary = summary_word(0, 0); /* nothing known yet: the first looks read the members */
 	for (unsigned c = 0; c < hart_count; c++) {
 		struct vtime_group *g = &groups[c / VTIME_GROUP_CORES];
 		vt[c].group = g; /* every core, so that bound_fell never meets a null group */
@@ -356,13 +355,13 @@ static enum look look_once(unsigned me, uint64_t target)
 	uint64_t lowest = UINT64_MAX, least_summary = UINT64_MAX, ns_per_insn = vtime_ns_per_insn;
 	uint64_t highest_short = 0;
 	const struct vtime_core *self = &vt[me], *lowest_vt = 0, *blocker_vt = 0;
-	uint64_t read_as_of[VTIME_GROUPS], read_least[VTIME_GROUPS];
+	uint64_t read_word[VTIME_GROUPS], read_least[VTIME_GROUPS];
 	uint32_t read_mask = 0; /* the groups whose members it read (VTIME_GROUPS <= 32) */
 	for (unsigned gi = 0; gi < group_count; gi++) {
 		struct vtime_group *g = &groups[gi];
-		uint64_t as_of = __atomic_load_n(&g->lowered, __ATOMIC_SEQ_CST), least;
-		read_as_of[gi] = as_of;
-		if (summary_of(g, as_of, &least) && least >= need) {
+		uint64_t word = __atomic_load_n(&g->summary, __ATOMIC_SEQ_CST), least = summary_least(word);
+		read_word[gi] = word;
+		if (least >= need) {
 			if (least < least_summary)
 				least_summary = least;
 			continue;
@@ -386,10 +385,9 @@ static enum look look_once(unsigned me, uint64_t target)
 		read_least[gi] = least;
 		read_mask |= 1U << gi;
 	}
-	/* a summary is tagged with the count read before its members: a fall since makes it void */
 	for (uint32_t m = read_mask; m; m &= m - 1) {
 		unsigned gi = lowest_bit(m);
-		summarise(&groups[gi], read_as_of[gi], read_least[gi]);
+		raise_summary(&groups[gi], read_word[gi], read_least[gi]);
 	}
 	if (blocker_vt) {
 		vt[me].blocker = (uint32_t)(blocker_vt - vt); /* the first to check next time */
@@ -399,7 +397,7 @@ static enum look look_once(unsigned me, uint64_t target)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	bool torn = false;
 	for (unsigned gi = 0; gi < group_count; gi++)
-		torn |= __atomic_load_n(&groups[gi].lowered, __ATOMIC_SEQ_CST) != read_as_of[gi];
+		torn |= summary_count(__atomic_load_n(&groups[gi].summary, __ATOMIC_SEQ_CST)) != summary_count(read_word[gi]);
 	if (torn) {
 		vt[me].blocker = UINT32_MAX; /* torn: the next look reads every core again */
 		return LOOK_TORN;
@@ -563,7 +561,7 @@ static void resume_at(unsigned me, struct vtime_core *v, uint64_t t)
 		__atomic_store_n(&v->stamp, t, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&v->waiting, 0, __ATOMIC_SEQ_CST);
 	if (t < bound_before)
-		bound_fell(v); /* it had published a later next event (a wait that ends without a jump) */
+		bound_fell(v, lower_bound(me)); /* it had published a later next event (a wait that ends without a jump) */
 	wake_waiters(me, UINT64_MAX); /* it was published as waiting: those blocked on it sleep till told */
 	set_clock(v, t);
 	if (cap)
@@ -674,7 +672,7 @@ static void forget_looked_notes(struct vtime_core *v)
 		return; /* lowered since it was read: a note came, keep it */
 	if (__atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) != v->notes_looked) {
 		atomic_min_u64(&v->noted_next, wait_leaves_at(v));
-		bound_fell(v); /* back below what a look may have read meanwhile */
+		bound_fell(v, lower_bound_at(v, vtime_ns_per_insn)); /* back below what a look may have read meanwhile */
 	}
 }
 
@@ -710,8 +708,9 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 static void publish_own_next(unsigned me, struct vtime_core *v, uint64_t next_ns, uint64_t bound_before)
 {
 	__atomic_store_n(&v->own_next, next_ns, __ATOMIC_SEQ_CST);
-	if (lower_bound(me) < bound_before)
-		bound_fell(v);
+	uint64_t bound_now = lower_bound(me);
+	if (bound_now < bound_before)
+		bound_fell(v, bound_now);
 	forget_looked_notes(v);
 	uint64_t bound_after = lower_bound(me);
 	if (bound_after > bound_before)
@@ -877,7 +876,7 @@ static bool note(unsigned core, uint64_t t)
 		return true; /* a running core's bound is its clock */
 	if (!lowered || __atomic_load_n(&v->own_next, __ATOMIC_SEQ_CST) <= t)
 		return false;
-	bound_fell(v);
+	bound_fell(v, t); /* the bound this note leaves is max(wait_start, t): no less than t */
 	/* its bound dropped, so it may now block others: it must look again even if the
 	 * hand-over is not what it waits for (a call's end while it awaits another call, a
 	 * message to a task that has moved away), so every wait of vtime_idle also wakes
