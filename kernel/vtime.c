@@ -54,8 +54,12 @@ BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns p
 /* The same when the core that blocks it waits: it is nudged instead, so this is only a safety net.
  * It was 1000 us, and on the noc ktests (64 harts) two thirds of all looks were these timers
  * firing in long but legitimate waits (the blocker's bound rising in steps that did not reach
- * the waiter's need): 7.5 s of host time against 3.3 s with 20 ms (docs/time.md). */
-#define VTIME_NUDGED_POLL_US 20000
+ * the waiter's need): 7.5 s of host time against 3.3 s with 20 ms (docs/time.md). At 20 ms, on
+ * ktest=coll at 128 harts, 13,700 of them still fired and 238 of the looks they caused moved;
+ * each timer interrupt made QEMU preempt whichever hart ran, lock holders too (48-55 k sleeps on
+ * a lock against 13-15 k at 200 ms): 200 ms took that suite from 24.2-24.8 s to 20.4-21.1 s,
+ * and ktest=all from 33.1-33.7 s to 28.6 s ("Safety timers", docs/time.md). */
+#define VTIME_NUDGED_POLL_US 200000
 /* The same for an idle core whose observer waits for the machine to get there (the NoC sampler,
  * every 100 ms of virtual time). It was 1000 us: on ktest=coll at 128 harts those looks were a
  * third of all timer interrupts, and each one made QEMU preempt whichever hart ran; 20 ms took
