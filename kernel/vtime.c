@@ -58,7 +58,7 @@ BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns p
  * ktest=coll at 128 harts, 13,700 of them still fired and 238 of the looks they caused moved;
  * each timer interrupt made QEMU preempt whichever hart ran, lock holders too (48-55 k sleeps on
  * a lock against 13-15 k at 200 ms): 200 ms took that suite from 24.2-24.8 s to 20.4-21.1 s,
- * and ktest=all from 33.1-33.7 s to 28.6 s ("Safety timers", docs/time.md). */
+ * and ktest=all from 33.1-33.7 s to 28.6 s (docs/time.md, "Safety timers, longer"). */
 #define VTIME_NUDGED_POLL_US 200000
 /* The same for an idle core whose observer waits for the machine to get there (the NoC sampler,
  * every 100 ms of virtual time). It was 1000 us: on ktest=coll at 128 harts those looks were a
