@@ -90,6 +90,9 @@ struct vtime_core {
 	uint64_t polls_running;      /* of the polls: those whose blocker was running (not nudged) */
 	uint64_t torn;               /* looks read again because a bound was lowered meanwhile */
 	uint64_t polls_in_a_row;     /* looks in this wait without moving (a stall report after VTIME_STALL_POLLS) */
+	uint64_t safety_at;          /* machine time its safety timer fires, asleep blocked on a waiting core (0: none) */
+	uint32_t safety_nudges;      /* its nudge count when it went to sleep so */
+	uint64_t rescued;            /* looks that moved after that timer with no nudge since: a nudge that never came */
 	uint32_t blocker;            /* the core whose bound kept its last look from moving (UINT32_MAX: none) */
 	volatile uint32_t nudges;    /* bumped when a core it was blocked on changed its bound (vtime_nudges) */
 	uint64_t waiters[(MOSAIC_MAX_HARTS + 63) / 64]; /* cores blocked on this one's bound (atomic bits) */
@@ -736,6 +739,9 @@ bool vtime_idle_for_handover(void)
 static bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, uint64_t next_ns, uint64_t observer_ns,
 		      uint64_t *wake_ticks)
 {
+	bool after_safety = v->safety_at && timer_now() >= v->safety_at &&
+			    __atomic_load_n(&v->nudges, __ATOMIC_ACQUIRE) == v->safety_nudges;
+	v->safety_at = 0;
 	publish_own_next(me, v, next_ns, bound_before); /* observers stay out of it: they send nothing */
 	uint64_t target = next_event(me); /* a sender may have handed it something earlier */
 	*wake_ticks = 0;
@@ -769,6 +775,7 @@ static bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, 
 		}
 		v->jumped_to = target;
 		v->jumps++;
+		v->rescued += after_safety;
 		v->polls_in_a_row = 0;
 		set_clock(v, target);
 		looked(v, target);
@@ -779,6 +786,10 @@ static bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, 
 	if (++v->polls_in_a_row == VTIME_STALL_POLLS)
 		stall_report(me, target);
 	*wake_ticks = next_look_ticks(me, target, blocker_runs);
+	if (!blocker_runs) {
+		v->safety_at = *wake_ticks;
+		v->safety_nudges = __atomic_load_n(&v->nudges, __ATOMIC_ACQUIRE);
+	}
 	return false;
 }
 
@@ -809,6 +820,7 @@ static void settle_from(unsigned src)
 	 * the clock of a ping-pong's first round, and only when no earlier look had done it */
 	uint64_t slack = slack_from(me, src);
 	uint64_t target = v->wait_start > slack ? v->wait_start - slack : 0;
+	bool safety_fired = false; /* the last sleep ended on the safety timer, not a nudge */
 	while (!vtime_lax && (still_blocked(me, target) || !reaches(me, target))) {
 		uint32_t nudges = vtime_nudges(); /* before it registers: a nudge after that is seen */
 		bool blocker_runs = true;
@@ -816,8 +828,9 @@ static void settle_from(unsigned src)
 			break;
 		v->polls++;
 		uint64_t wake = next_look_ticks(me, target, blocker_runs);
-		WAIT_UNTIL(vtime_nudges() != nudges, wake);
+		safety_fired = !WAIT_UNTIL(vtime_nudges() != nudges, wake) && !blocker_runs;
 	}
+	v->rescued += safety_fired;
 	vtime_wait_end();
 	looked(v, target); /* for other sources it established only the earlier time */
 }
@@ -965,15 +978,17 @@ void vtime_totals(void)
 {
 	if (!vtime_active)
 		return;
-	uint64_t jumps = 0, polls = 0, running = 0, torn = 0;
+	uint64_t jumps = 0, polls = 0, running = 0, torn = 0, rescued = 0;
 	for (unsigned c = 0; c < hart_count; c++) {
 		jumps += vt[c].jumps;
 		polls += vt[c].polls;
 		running += vt[c].polls_running;
 		torn += vt[c].torn;
+		rescued += vt[c].rescued;
 	}
-	kprintf("vtime: jumps=%lu looks that could not move=%lu (blocker running: %lu) read again=%lu\n", jumps, polls,
-		running, torn);
+	kprintf("vtime: jumps=%lu looks that could not move=%lu (blocker running: %lu) read again=%lu "
+		"moved after a safety timer=%lu\n",
+		jumps, polls, running, torn, rescued);
 }
 
 void vtime_dump(void)
