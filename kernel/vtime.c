@@ -527,6 +527,7 @@ void vtime_wait_begin_active(void)
 	__atomic_store_n(&v->wait_start, vtime_now_ns(), __ATOMIC_RELAXED);
 	v->jumped_to = 0;
 	v->polls_in_a_row = 0; /* a stall is counted within one wait, not across many short ones */
+	v->safety_at = 0; /* a safety timer of an earlier wait says nothing about this one */
 	/* until its first look the core may still send at once (it has not read its queues yet) */
 	__atomic_store_n(&v->own_next, v->wait_start, __ATOMIC_RELAXED);
 	__atomic_store_n(&v->noted_next, UINT64_MAX, __ATOMIC_RELAXED);
