@@ -311,6 +311,17 @@ static uint64_t drain_mailbox(unsigned core, unsigned uid)
 
 /* ---- progress and waiting ---- */
 
+/* Whether mailbox mb holds a message visible at `now`. */
+static bool box_visible(struct noc_mailbox *mb, uint64_t now)
+{
+	if (!noc_mailbox_holds_mail(mb))
+		return false;
+	uint64_t s = spin_lock(&mb->lock);
+	bool found = noc_mailbox_find(mb, 0, now, 0) != 0;
+	spin_unlock(&mb->lock, s);
+	return found;
+}
+
 static void progress_queues(unsigned me, struct endpoint *ep)
 {
 	struct msg_request *prev = 0, *r = ep->send_head;
@@ -326,12 +337,22 @@ static void progress_queues(unsigned me, struct endpoint *ep)
 	if (!ep->recv_head)
 		return; /* no clock read: a blocking receive waits without a request (msg_recv_typed) */
 	uint64_t now = noc_now_ns();
+	/* Whether each channel's mailbox shows a message by now: asked once per pass, when a
+	 * receive of that channel first needs it. An all-to-all posts a receive per peer, and each
+	 * used to lock and scan the mailbox on every pass of its wait though nothing was visible
+	 * (ktest=coll on 64 cores: 1.27 M matches tried for 0.11 M messages). A message posted
+	 * during the pass bumps the core's events, so its wait passes again. */
+	int8_t shows[2] = {-1, -1};
 	prev = 0;
 	r = ep->recv_head;
 	while (r) {
 		struct msg_request *next = r->next;
+		unsigned channel = is_user(r->type);
+		if (shows[channel] < 0)
+			shows[channel] = box_visible(noc_mailbox_of(me, r->type), now);
 		/* the mailbox's first match bounds the unhandled queue's: looked up only if that queue holds any */
-		if ((ep->uh_head && match_unhandled(ep, r, mailbox_first(me, r, now), now)) || match_mailbox(me, r, now))
+		if ((ep->uh_head && match_unhandled(ep, r, shows[channel] ? mailbox_first(me, r, now) : UINT64_MAX, now)) ||
+		    (shows[channel] && match_mailbox(me, r, now)))
 			queue_remove(&ep->recv_head, &ep->recv_tail, prev, r);
 		else
 			prev = r;
@@ -345,16 +366,6 @@ static inline void progress(unsigned me, struct endpoint *ep)
 {
 	if (ep->send_head || ep->recv_head)
 		progress_queues(me, ep);
-}
-
-static bool box_visible(struct noc_mailbox *mb, uint64_t now)
-{
-	if (!noc_mailbox_holds_mail(mb))
-		return false;
-	uint64_t s = spin_lock(&mb->lock);
-	bool found = noc_mailbox_find(mb, 0, now, 0) != 0;
-	spin_unlock(&mb->lock, s);
-	return found;
 }
 
 bool msg_endpoint_has_news(unsigned ep)
