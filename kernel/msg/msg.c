@@ -164,14 +164,6 @@ static inline __attribute__((always_inline)) int check_send(int dst, int tag, co
 
 /* ---- send side ---- */
 
-static bool earlier_send_pending(struct endpoint *ep, struct msg_request *r)
-{
-	for (struct msg_request *q = ep->send_head; q && q != r; q = q->next)
-		if (q->peer == r->peer)
-			return true;
-	return false;
-}
-
 /* One attempt; true when the request is finished (sent or failed). */
 static bool try_send(unsigned me, struct msg_request *r)
 {
@@ -324,12 +316,18 @@ static bool box_visible(struct noc_mailbox *mb, uint64_t now)
 
 static void progress_queues(unsigned me, struct endpoint *ep)
 {
+	/* the peers an earlier send still queued in this pass goes to (a send never overtakes one):
+	 * asking the queue for each request made a pass quadratic in an all-to-all's sends; peers are
+	 * valid endpoints, and the modulo only keeps the index in range whatever a request holds */
+	uint64_t held[NOC_ENDPOINTS / 64] = {0};
 	struct msg_request *prev = 0, *r = ep->send_head;
 	while (r) {
 		struct msg_request *next = r->next;
-		if (!earlier_send_pending(ep, r) && try_send(me, r)) {
+		uint64_t bit = 1UL << (r->peer % 64), *word = &held[r->peer / 64 % (NOC_ENDPOINTS / 64)];
+		if (!(*word & bit) && try_send(me, r)) {
 			queue_remove(&ep->send_head, &ep->send_tail, prev, r);
 		} else {
+			*word |= bit;
 			prev = r;
 		}
 		r = next;
