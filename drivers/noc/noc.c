@@ -197,14 +197,12 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 		noc_core_stats[this_cpu()].discarded++;
 		return 0; /* its task ended: nobody will take it, nor give its credit back */
 	}
-	struct noc_mailbox *mb = noc_mailbox_of(dst, type);
-	/* A sender queued for a credit at dst gets none until the receiver hands it one, and the
-	 * hand-over (give_credit) clears its queued bit under the lock before it bumps the sender's
-	 * events: a waiter reads its events before it retries, so one that finds the bit still set
-	 * here wakes for the credit. Its retry is refused without the body's copy, the stamp and
-	 * the lock: in the all-to-alls of ktest=coll on 64 cores such retries were 0.77 M of the
-	 * 0.97 M sends, some 300 instructions each (docs/noc.md, "Flow control"). */
-	if (wait && (__atomic_load_n(&mb->credit_queued[src / 64], __ATOMIC_ACQUIRE) & (1UL << (src % 64)))) {
+	/* A sender queued for a credit at dst gets none until the receiver hands it one: its retry
+	 * is refused without the body's copy, the stamp and the lock. In the all-to-alls of
+	 * ktest=coll on 64 cores such retries were 0.77 M of the 0.97 M sends, some 300
+	 * instructions each (docs/noc.md, "Flow control"); a pass over queued sends does not even
+	 * call here for them (kernel/msg/msg.c, progress_queues). */
+	if (wait && noc_awaits_credit(src, dst, type)) {
 		noc_core_stats[ts < MOSAIC_MAX_HARTS ? ts : this_cpu()].credit_stalls++;
 		return -EBUSY;
 	}
@@ -216,6 +214,7 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	 * time of the model, as a core that hands a message to its interface goes on at once.
 	 * Our bound stays at most `now` until the message is noted (vtime_stamp). */
 	uint64_t now = vtime_stamp(), wait_ns;
+	struct noc_mailbox *mb = noc_mailbox_of(dst, type);
 	uint64_t s = spin_lock(&mb->lock);
 	struct noc_slot *slot = 0;
 	unsigned idx = 0;

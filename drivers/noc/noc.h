@@ -109,6 +109,20 @@ static inline bool noc_mailbox_holds_mail(const struct noc_mailbox *mb)
 	return __atomic_load_n(&mb->used_mask, __ATOMIC_RELAXED) != 0;
 }
 
+/* Whether sending endpoint src waits in dst's credit queue on the channel of `type`, read without
+ * the lock. The credit's hand-over (give_credit) clears it under the lock before it bumps src's
+ * core's events, so a waiter that read its events first and finds it still set here wakes for
+ * the credit; until then a retry would only be refused. False for what has no such queue, and
+ * for a closed endpoint, whose queued senders may never get a credit: their retry drops the send. */
+static inline bool noc_awaits_credit(unsigned src, unsigned dst, uint16_t type)
+{
+	if (src >= NOC_ENDPOINTS || dst >= NOC_ENDPOINTS || (!(type & NOC_TYPE_USER) && dst >= MOSAIC_MAX_HARTS) ||
+	    noc_ep_closed(dst))
+		return false; /* a send to a closed endpoint is dropped at once: no credit will come */
+	const struct noc_mailbox *mb = noc_mailbox_of(dst, type);
+	return __atomic_load_n(&mb->credit_queued[src / 64], __ATOMIC_ACQUIRE) >> (src % 64) & 1;
+}
+
 /* Makes endpoint ep's user mailbox if it has none yet: 0 or -ENOMEM. */
 int noc_user_mailbox_ready(unsigned ep);
 /* The links' bookings and statistics, each link booked under a lock of its own (noc.c). */

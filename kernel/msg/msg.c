@@ -324,7 +324,8 @@ static void progress_queues(unsigned me, struct endpoint *ep)
 	while (r) {
 		struct msg_request *next = r->next;
 		uint64_t bit = 1UL << (r->peer % 64), *word = &held[r->peer / 64 % (NOC_ENDPOINTS / 64)];
-		if (!(*word & bit) && try_send(me, r)) {
+		/* one still queued for its credit is woken when it comes (noc_awaits_credit) */
+		if (!(*word & bit) && !noc_awaits_credit(me, r->peer, r->type) && try_send(me, r)) {
 			queue_remove(&ep->send_head, &ep->send_tail, prev, r);
 		} else {
 			*word |= bit;
