@@ -297,6 +297,25 @@ struct noc_slot *noc_mailbox_find(struct noc_mailbox *mb, const struct noc_match
 	return best;
 }
 
+bool noc_mailbox_visible_sources(struct noc_mailbox *mb, uint64_t now, uint64_t srcs[NOC_ENDPOINTS / 64])
+{
+	for (unsigned w = 0; w < NOC_ENDPOINTS / 64; w++)
+		srcs[w] = 0;
+	if (!noc_mailbox_holds_mail(mb))
+		return false;
+	bool any = false;
+	uint64_t s = spin_lock(&mb->lock);
+	for (uint64_t bits = mb->used_mask; bits; bits &= bits - 1) {
+		const struct noc_header *h = &mb->slots[lowest_bit(bits)].h;
+		if (h->t_deliver_ns <= now && h->src < NOC_ENDPOINTS) {
+			srcs[h->src / 64] |= 1UL << (h->src % 64);
+			any = true;
+		}
+	}
+	spin_unlock(&mb->lock, s);
+	return any;
+}
+
 /* Under virtual time, a kept slot remembers when it was handed over; the sender uses it
  * no earlier (a credit is news to it, like a message). Out of line: off the common path. */
 static __attribute__((noinline)) void stamp_credit(struct noc_slot *slot, unsigned w)

@@ -173,6 +173,10 @@ static inline bool noc_matches(const struct noc_header *h, const struct noc_matc
  * (UINT64_MAX if none). Call with the mailbox lock held.
  */
 struct noc_slot *noc_mailbox_find(struct noc_mailbox *mb, const struct noc_match *m, uint64_t now, uint64_t *next_ns);
+/* The sending endpoints of the messages visible in mb at `now`, one bit each in srcs (cleared
+ * first); false if none is visible. Takes the lock: one scan tells a pass over many posted
+ * receives which of them can match at all. */
+bool noc_mailbox_visible_sources(struct noc_mailbox *mb, uint64_t now, uint64_t srcs[NOC_ENDPOINTS / 64]);
 /* src gives up waiting for a credit at dst on the channel of `type` (its send was
  * cancelled): it leaves dst's credit queue, and a slot kept for it goes to the next waiter. */
 void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type);
