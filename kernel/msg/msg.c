@@ -428,6 +428,22 @@ struct direct_recv {
 	bool fallback; /* messages were drained meanwhile: the request path keeps their order */
 };
 
+/* Whether a queued send of endpoint `me` (the endpoint, not its core: a task's may be virtual)
+ * may go now, for a wait woken by news: a send still queued for its credit at its peer (or
+ * held behind one that is) only waits for that credit, whose hand-over bumps the events again.
+ * In the all-to-all storm of ktest=noc on 128 cores a sender waiting for a credit was woken by
+ * each of the other cores' messages in flight to it, and left its wait for every one. A long
+ * queue is not walked: its wait passes as before. */
+#define SENDS_WALKED 16
+static bool sends_may_go(unsigned me, const struct endpoint *ep)
+{
+	unsigned walked = 0;
+	for (const struct msg_request *r = ep->send_head; r; r = r->next)
+		if (++walked > SENDS_WALKED || !noc_awaits_credit(me, r->peer, r->type))
+			return true;
+	return false;
+}
+
 /* Inline in wait_until_done (a call through its pointer, and a frame of its own, cost about 30
  * instructions on a barrier's critical path at every level of its tree). */
 static inline __attribute__((always_inline)) bool direct_done(void *arg)
@@ -503,7 +519,7 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 			if (!vtime_active || (interruptible && hart_kill_pending()) || share_msg_news())
 				break;
 			uint32_t now_seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
-			if (now_seen != seen && (ep->send_head || something_visible(me) || share_msg_others()))
+			if (now_seen != seen && (sends_may_go(id, ep) || something_visible(me) || share_msg_others()))
 				break; /* something to do now (for another task time-sliced here: a credit to it) */
 			/* a poll, or a message still in flight: keep waiting, so that the instructions
 			 * of this wake-up are taken back and the clock does not depend on when it came */
