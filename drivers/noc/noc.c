@@ -197,15 +197,6 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 		noc_core_stats[this_cpu()].discarded++;
 		return 0; /* its task ended: nobody will take it, nor give its credit back */
 	}
-	/* A sender queued for a credit at dst gets none until the receiver hands it one: its retry
-	 * is refused without the body's copy, the stamp and the lock. In the all-to-alls of
-	 * ktest=coll on 64 cores such retries were 0.77 M of the 0.97 M sends, some 300
-	 * instructions each (docs/noc.md, "Flow control"); a pass over queued sends does not even
-	 * call here for them (kernel/msg/msg.c, progress_queues). */
-	if (wait && noc_awaits_credit(src, dst, type)) {
-		noc_core_stats[ts < MOSAIC_MAX_HARTS ? ts : this_cpu()].credit_stalls++;
-		return -EBUSY;
-	}
 	uint8_t *big = 0;
 	if (len > NOC_INLINE_BODY && !(big = copy_big(body, len)))
 		return -ENOMEM;

@@ -519,7 +519,7 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 			if (!vtime_active || (interruptible && hart_kill_pending()) || share_msg_news())
 				break;
 			uint32_t now_seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
-			if (now_seen != seen && (sends_may_go(id, ep) || something_visible(me) || share_msg_others()))
+			if (now_seen != seen && ((ep->send_head && sends_may_go(id, ep)) || something_visible(me) || share_msg_others()))
 				break; /* something to do now (for another task time-sliced here: a credit to it) */
 			/* a poll, or a message still in flight: keep waiting, so that the instructions
 			 * of this wake-up are taken back and the clock does not depend on when it came */
@@ -563,8 +563,10 @@ int msg_isend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t l
 	struct endpoint *ep = &endpoints[me];
 	*req = (struct msg_request){.kind = MSG_REQ_SEND, .state = MSG_REQ_PENDING, .xsend = xsend, .type = type,
 				    .peer = (uint16_t)dst, .tag = tag, .sbuf = buf, .len = len};
-	/* a send never overtakes an earlier one to the same destination */
-	if (!peer_has_pending_send(ep, (unsigned)dst) && try_send(me, req))
+	/* a send never overtakes an earlier one to the same destination, and one still queued for
+	 * its credit there (the blocking send's first try just failed) waits for it to come */
+	if (!peer_has_pending_send(ep, (unsigned)dst) && !noc_awaits_credit(me, (unsigned)dst, type) &&
+	    try_send(me, req))
 		return req->status.error;
 	queue_append(&ep->send_head, &ep->send_tail, req);
 	return 0;
