@@ -319,15 +319,21 @@ static void progress_queues(unsigned me, struct endpoint *ep)
 	/* the peers an earlier send still queued in this pass goes to (a send never overtakes one):
 	 * asking the queue for each request made a pass quadratic in an all-to-all's sends; peers are
 	 * valid endpoints, and the modulo only keeps the index in range whatever a request holds */
-	uint64_t held[NOC_ENDPOINTS / 64] = {0};
+	uint64_t held[NOC_ENDPOINTS / 64];
+	bool holds = false; /* held is cleared only once a send stays: most passes send all they have */
 	struct msg_request *prev = 0, *r = ep->send_head;
 	while (r) {
 		struct msg_request *next = r->next;
 		uint64_t bit = 1UL << (r->peer % 64), *word = &held[r->peer / 64 % (NOC_ENDPOINTS / 64)];
 		/* one still queued for its credit is woken when it comes (noc_awaits_credit) */
-		if (!(*word & bit) && !noc_awaits_credit(me, r->peer, r->type) && try_send(me, r)) {
+		if (!(holds && (*word & bit)) && !noc_awaits_credit(me, r->peer, r->type) && try_send(me, r)) {
 			queue_remove(&ep->send_head, &ep->send_tail, prev, r);
 		} else {
+			if (!holds) {
+				for (unsigned w = 0; w < NOC_ENDPOINTS / 64; w++)
+					held[w] = 0;
+				holds = true;
+			}
 			*word |= bit;
 			prev = r;
 		}
@@ -337,30 +343,36 @@ static void progress_queues(unsigned me, struct endpoint *ep)
 		return; /* no clock read: a blocking receive waits without a request (msg_recv_typed) */
 	uint64_t now = noc_now_ns();
 	/* Which sources each channel's mailbox shows a message from by now: asked once per pass,
-	 * when a receive of that channel first needs it, and a receive that names a source shown
-	 * by neither is not matched against the mailbox. An all-to-all posts a receive per peer,
-	 * and each used to lock and scan the mailbox on every pass of its wait (ktest=coll on 64
-	 * cores: 1.27 M matches tried for 0.11 M messages). A message posted during the pass bumps
-	 * the core's events, so its wait passes again; one taken during it leaves its bit set,
-	 * which costs a scan and nothing else. */
+	 * after a receive of that channel first failed to match, and a later receive that names a
+	 * source it does not show is not matched against the mailbox. An all-to-all posts a
+	 * receive per peer, and each used to lock and scan the mailbox on every pass of its wait
+	 * (ktest=coll on 64 cores: 1.27 M matches tried for 0.11 M messages). Asked before the
+	 * first receive, it made a lone receive that matches scan twice (bench-invade: +156 ns an
+	 * invade). A message posted during the pass bumps the core's events, so its wait passes
+	 * again; one taken during it leaves its bit set, which costs a scan and nothing else. */
+	enum { TRY_ITSELF = -2, ASK = -1 }; /* then 0: nothing shown, 1: something shown */
 	uint64_t shown[2][NOC_ENDPOINTS / 64];
-	int8_t shows[2] = {-1, -1}; /* per channel: not asked yet, nothing shown, something shown */
+	int8_t shows[2] = {TRY_ITSELF, TRY_ITSELF};
 	prev = 0;
 	r = ep->recv_head;
 	while (r) {
 		struct msg_request *next = r->next;
 		unsigned channel = is_user(r->type);
-		if (shows[channel] < 0)
+		if (shows[channel] == ASK)
 			shows[channel] = noc_mailbox_visible_sources(noc_mailbox_of(me, r->type), now, shown[channel]);
 		int src = r->match.src;
-		bool may = shows[channel] &&
-			   (src < 0 || (src < NOC_ENDPOINTS && (shown[channel][src / 64] >> (src % 64) & 1)));
+		bool may = shows[channel] == TRY_ITSELF ||
+			   (shows[channel] > 0 &&
+			    (src < 0 || (src < NOC_ENDPOINTS && (shown[channel][src / 64] >> (src % 64) & 1))));
 		/* the mailbox's first match bounds the unhandled queue's: looked up only if that queue holds any */
 		if ((ep->uh_head && match_unhandled(ep, r, may ? mailbox_first(me, r, now) : UINT64_MAX, now)) ||
-		    (may && match_mailbox(me, r, now)))
+		    (may && match_mailbox(me, r, now))) {
 			queue_remove(&ep->recv_head, &ep->recv_tail, prev, r);
-		else
+		} else {
 			prev = r;
+			if (shows[channel] == TRY_ITSELF)
+				shows[channel] = ASK;
+		}
 		r = next;
 	}
 }
@@ -551,8 +563,11 @@ static bool channel_has_pending_send(struct endpoint *ep, unsigned peer, uint16_
 	return false;
 }
 
-int msg_isend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len, bool xsend,
-		    struct msg_request *req)
+/* msg_isend_typed, with its first try left out when `try_now` is false: the caller's own try was
+ * just refused for want of a credit, so the sender is queued for one and its wait wakes when it
+ * comes (noc_awaits_credit); a second try at once would take the lock only to be refused. */
+static int isend(uint16_t type, int dst, int tag, const void *buf, uint32_t len, bool xsend, struct msg_request *req,
+		 bool try_now)
 {
 	if (!req)
 		return -EINVAL;
@@ -563,13 +578,17 @@ int msg_isend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t l
 	struct endpoint *ep = &endpoints[me];
 	*req = (struct msg_request){.kind = MSG_REQ_SEND, .state = MSG_REQ_PENDING, .xsend = xsend, .type = type,
 				    .peer = (uint16_t)dst, .tag = tag, .sbuf = buf, .len = len};
-	/* a send never overtakes an earlier one to the same destination, and one still queued for
-	 * its credit there (the blocking send's first try just failed) waits for it to come */
-	if (!peer_has_pending_send(ep, (unsigned)dst) && !noc_awaits_credit(me, (unsigned)dst, type) &&
-	    try_send(me, req))
+	/* a send never overtakes an earlier one to the same destination */
+	if (try_now && !peer_has_pending_send(ep, (unsigned)dst) && try_send(me, req))
 		return req->status.error;
 	queue_append(&ep->send_head, &ep->send_tail, req);
 	return 0;
+}
+
+int msg_isend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len, bool xsend,
+		    struct msg_request *req)
+{
+	return isend(type, dst, tag, buf, len, xsend, req, true);
 }
 
 /* A receive of this type is already posted (it goes first). */
@@ -656,13 +675,15 @@ int msg_send_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t le
 	/* fast path: nothing queued before us, so sending at once keeps every ordering rule */
 	unsigned me = self_for(type);
 	struct endpoint *ep = &endpoints[me];
+	bool refused = false;
 	if (!ep->send_head && check_send(dst, tag, buf, len) == 0) {
 		int e = noc_hw_send(me, (unsigned)dst, type, tag, session_for(ep, type), buf, len, false, true);
 		if (e != -EBUSY)
 			return e;
+		refused = true; /* queued for a credit now: the wait below wakes when it comes */
 	}
 	struct msg_request req;
-	int e = msg_isend_typed(type, dst, tag, buf, len, false, &req);
+	int e = isend(type, dst, tag, buf, len, false, &req, !refused);
 	return e ? e : msg_wait(&req, 0);
 }
 
