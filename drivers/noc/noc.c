@@ -158,7 +158,9 @@ static __attribute__((noinline)) int no_credit(struct noc_mailbox *mb, unsigned 
 {
 	if (wait && !(mb->credit_queued[src / 64] & (1UL << (src % 64)))) {
 		mb->credit_queue[(mb->credit_head + mb->credit_count++) % NOC_ENDPOINTS] = (uint16_t)src;
-		mb->credit_queued[src / 64] |= 1UL << (src % 64);
+		/* a single store: noc_awaits_credit reads the word without the lock */
+		__atomic_store_n(&mb->credit_queued[src / 64], mb->credit_queued[src / 64] | 1UL << (src % 64),
+				 __ATOMIC_RELEASE);
 	}
 	spin_unlock(&mb->lock, irq);
 	vtime_stamp_done(); /* nothing was handed over */
@@ -327,8 +329,14 @@ static inline void give_credit(struct noc_mailbox *mb, struct noc_slot *slot)
 		unsigned w = mb->credit_queue[mb->credit_head];
 		mb->credit_head = (mb->credit_head + 1) % NOC_ENDPOINTS;
 		mb->credit_count--;
-		mb->credit_queued[w / 64] &= ~(1UL << (w % 64));
+		__atomic_store_n(&mb->credit_queued[w / 64], mb->credit_queued[w / 64] & ~(1UL << (w % 64)),
+				 __ATOMIC_RELEASE);
 		slot->reserved_for = (int16_t)w;
+		/* The bit's clearing before the read of where the sender is: a task that moves reads its
+		 * queued bit after it is placed (noc_ep_place fences too), so either this read finds
+		 * its new core, whose events are bumped below, or its read finds the bit clear and it
+		 * tries again (noc_awaits_credit); without both fences each could miss the other. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		unsigned wt = noc_ep_tile(w); /* a virtual sender: the core that hosts it */
 		if (wt == NOC_EP_NONE)
 			wt = this_cpu(); /* released meanwhile: nobody to wake, the credit is taken back by its cancel */
@@ -353,7 +361,8 @@ void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type)
 				mb->credit_queue[(mb->credit_head + kept++) % NOC_ENDPOINTS] = w;
 		}
 		mb->credit_count = kept;
-		mb->credit_queued[src / 64] &= ~(1UL << (src % 64));
+		__atomic_store_n(&mb->credit_queued[src / 64], mb->credit_queued[src / 64] & ~(1UL << (src % 64)),
+				 __ATOMIC_RELEASE);
 	}
 	for (uint64_t m = mb->kept_mask; m; m &= m - 1)
 		if (mb->slots[lowest_bit(m)].reserved_for == (int16_t)src)

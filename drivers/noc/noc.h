@@ -112,13 +112,15 @@ static inline bool noc_mailbox_holds_mail(const struct noc_mailbox *mb)
 /* Whether sending endpoint src waits in dst's credit queue on the channel of `type`, read without
  * the lock. The credit's hand-over (give_credit) clears it under the lock before it bumps src's
  * core's events, so a waiter that read its events first and finds it still set here wakes for
- * the credit; until then a retry would only be refused. False for what has no such queue, and
- * for a closed endpoint, whose queued senders may never get a credit: their retry drops the send. */
+ * the credit; until then a retry would only be refused. A task that moves to another core is
+ * placed before it reads this (noc_ep_place and give_credit fence between their store and load).
+ * False for what has no such queue, and for a closed or released endpoint, whose queued senders
+ * may never get a credit: their retry drops the send or fails it. */
 static inline bool noc_awaits_credit(unsigned src, unsigned dst, uint16_t type)
 {
 	if (src >= NOC_ENDPOINTS || dst >= NOC_ENDPOINTS || (!(type & NOC_TYPE_USER) && dst >= MOSAIC_MAX_HARTS) ||
-	    noc_ep_closed(dst))
-		return false; /* a send to a closed endpoint is dropped at once: no credit will come */
+	    !noc_ep_valid(dst) || noc_ep_closed(dst))
+		return false; /* a send to a closed endpoint is dropped, one to a released one fails: no credit will come */
 	const struct noc_mailbox *mb = noc_mailbox_of(dst, type);
 	return __atomic_load_n(&mb->credit_queued[src / 64], __ATOMIC_ACQUIRE) >> (src % 64) & 1;
 }

@@ -76,8 +76,12 @@ void noc_ep_close(unsigned ep)
 
 void noc_ep_place(unsigned ep)
 {
-	if (noc_ep_is_virtual(ep))
+	if (noc_ep_is_virtual(ep)) {
 		__atomic_store_n(&tile[idx(ep)], (uint16_t)this_cpu(), __ATOMIC_RELEASE);
+		/* before the task reads its queued-for-credit bits (noc_awaits_credit): a credit handed
+		 * over meanwhile either finds this core or is seen (give_credit fences the other way) */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	}
 }
 
 unsigned noc_ep_tile_virtual(unsigned ep)
