@@ -507,7 +507,8 @@ KTEST(noc, bad_input_gets_error_codes)
 	KT_ASSERT_EQ(msg_tryrecv(MSG_ANY_SOURCE, MSG_ANY_TAG, buf, sizeof buf, &st), -EAGAIN);
 }
 
-/* trysend fails at once with -EBUSY when the destination's mailbox is full. */
+/* trysend fails at once with -EBUSY when the destination's mailbox is full; a send queued for a
+ * credit is not tried again until the credit comes, and then completes. */
 static void credit_side(void *arg)
 {
 	struct two_party *tp = arg;
@@ -521,6 +522,12 @@ static void credit_side(void *arg)
 		CHECK(msg_isend(0, 100, buf, sizeof buf, &req) == 0);
 		int done = 1;
 		CHECK(msg_test(&req, &done, &st) == 0 && !done); /* still no credit */
+		/* queued for its credit: not tried again before it comes (noc_awaits_credit; each try
+		 * used to lock the mailbox only to be refused, and counted a stall) */
+		uint64_t stalls = noc_core_stats[1].credit_stalls;
+		for (int i = 0; i < 5; i++)
+			CHECK(msg_test(&req, &done, &st) == 0 && !done);
+		CHECK(noc_core_stats[1].credit_stalls == stalls);
 		CHECK(msg_trysend(0, 101, buf, sizeof buf) == -EBUSY); /* may not overtake the isend */
 		core_hand_over_flag(0, &tp->step, 1, &tp->step_ns);
 		CHECK(msg_wait(&req, &st) == 0); /* completes once core 0 receives */
