@@ -151,16 +151,22 @@ static void report_xsend(unsigned src, unsigned dst, const char *rule)
 		kprintf("noc: xsend %u -> %u breaks %s; use send (flow control) for this pattern\n", src, dst, rule);
 }
 
+/* Puts src in or out of mb's credit queue bitmap (lock held): one store of the word, since
+ * noc_awaits_credit reads it without the lock. */
+static void set_credit_queued(struct noc_mailbox *mb, unsigned src, bool queued)
+{
+	uint64_t bit = 1UL << (src % 64), word = mb->credit_queued[src / 64];
+	__atomic_store_n(&mb->credit_queued[src / 64], queued ? word | bit : word & ~bit, __ATOMIC_RELEASE);
+}
+
 /* No slot for src at dst: queue src for the next credit if it will wait (lock held; released
  * here). Out of line, so that the common path keeps its registers to itself. */
 static __attribute__((noinline)) int no_credit(struct noc_mailbox *mb, unsigned src, bool wait, uint64_t irq,
 					      uint8_t *big)
 {
-	if (wait && !(mb->credit_queued[src / 64] & (1UL << (src % 64)))) {
+	if (wait && !noc_credit_queued(mb, src)) {
 		mb->credit_queue[(mb->credit_head + mb->credit_count++) % NOC_ENDPOINTS] = (uint16_t)src;
-		/* a single store: noc_awaits_credit reads the word without the lock */
-		__atomic_store_n(&mb->credit_queued[src / 64], mb->credit_queued[src / 64] | 1UL << (src % 64),
-				 __ATOMIC_RELEASE);
+		set_credit_queued(mb, src, true);
 	}
 	spin_unlock(&mb->lock, irq);
 	vtime_stamp_done(); /* nothing was handed over */
@@ -329,8 +335,7 @@ static inline void give_credit(struct noc_mailbox *mb, struct noc_slot *slot)
 		unsigned w = mb->credit_queue[mb->credit_head];
 		mb->credit_head = (mb->credit_head + 1) % NOC_ENDPOINTS;
 		mb->credit_count--;
-		__atomic_store_n(&mb->credit_queued[w / 64], mb->credit_queued[w / 64] & ~(1UL << (w % 64)),
-				 __ATOMIC_RELEASE);
+		set_credit_queued(mb, w, false);
 		slot->reserved_for = (int16_t)w;
 		/* The bit's clearing before the read of where the sender is: a task that moves reads its
 		 * queued bit after it is placed (noc_ep_place fences too), so either this read finds
@@ -353,7 +358,7 @@ void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type)
 {
 	struct noc_mailbox *mb = noc_mailbox_of(dst, type);
 	uint64_t s = spin_lock(&mb->lock);
-	if (mb->credit_queued[src / 64] & (1UL << (src % 64))) {
+	if (noc_credit_queued(mb, src)) {
 		unsigned kept = 0;
 		for (unsigned i = 0; i < mb->credit_count; i++) {
 			uint16_t w = mb->credit_queue[(mb->credit_head + i) % NOC_ENDPOINTS];
@@ -361,8 +366,7 @@ void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type)
 				mb->credit_queue[(mb->credit_head + kept++) % NOC_ENDPOINTS] = w;
 		}
 		mb->credit_count = kept;
-		__atomic_store_n(&mb->credit_queued[src / 64], mb->credit_queued[src / 64] & ~(1UL << (src % 64)),
-				 __ATOMIC_RELEASE);
+		set_credit_queued(mb, src, false);
 	}
 	for (uint64_t m = mb->kept_mask; m; m &= m - 1)
 		if (mb->slots[lowest_bit(m)].reserved_for == (int16_t)src)

@@ -109,6 +109,12 @@ static inline bool noc_mailbox_holds_mail(const struct noc_mailbox *mb)
 	return __atomic_load_n(&mb->used_mask, __ATOMIC_RELAXED) != 0;
 }
 
+/* Whether src is in mb's credit queue: its bit, read as one word (written under the lock). */
+static inline bool noc_credit_queued(const struct noc_mailbox *mb, unsigned src)
+{
+	return __atomic_load_n(&mb->credit_queued[src / 64], __ATOMIC_ACQUIRE) >> (src % 64) & 1;
+}
+
 /* Whether sending endpoint src waits in dst's credit queue on the channel of `type`, read without
  * the lock. The credit's hand-over (give_credit) clears it under the lock before it bumps src's
  * core's events, so a waiter that read its events first and finds it still set here wakes for
@@ -118,11 +124,10 @@ static inline bool noc_mailbox_holds_mail(const struct noc_mailbox *mb)
  * may never get a credit: their retry drops the send or fails it. */
 static inline bool noc_awaits_credit(unsigned src, unsigned dst, uint16_t type)
 {
-	if (src >= NOC_ENDPOINTS || dst >= NOC_ENDPOINTS || (!(type & NOC_TYPE_USER) && dst >= MOSAIC_MAX_HARTS) ||
-	    !noc_ep_valid(dst) || noc_ep_closed(dst))
+	if (src >= NOC_ENDPOINTS || (!(type & NOC_TYPE_USER) && dst >= MOSAIC_MAX_HARTS) || !noc_ep_valid(dst) ||
+	    noc_ep_closed(dst))
 		return false; /* a send to a closed endpoint is dropped, one to a released one fails: no credit will come */
-	const struct noc_mailbox *mb = noc_mailbox_of(dst, type);
-	return __atomic_load_n(&mb->credit_queued[src / 64], __ATOMIC_ACQUIRE) >> (src % 64) & 1;
+	return noc_credit_queued(noc_mailbox_of(dst, type), src);
 }
 
 /* Makes endpoint ep's user mailbox if it has none yet: 0 or -ENOMEM. */

@@ -319,21 +319,15 @@ static void progress_queues(unsigned me, struct endpoint *ep)
 	/* the peers an earlier send still queued in this pass goes to (a send never overtakes one):
 	 * asking the queue for each request made a pass quadratic in an all-to-all's sends; peers are
 	 * valid endpoints, and the modulo only keeps the index in range whatever a request holds */
-	uint64_t held[NOC_ENDPOINTS / 64];
-	bool holds = false; /* held is cleared only once a send stays: most passes send all they have */
+	uint64_t held[NOC_ENDPOINTS / 64] = {0};
 	struct msg_request *prev = 0, *r = ep->send_head;
 	while (r) {
 		struct msg_request *next = r->next;
 		uint64_t bit = 1UL << (r->peer % 64), *word = &held[r->peer / 64 % (NOC_ENDPOINTS / 64)];
 		/* one still queued for its credit is woken when it comes (noc_awaits_credit) */
-		if (!(holds && (*word & bit)) && !noc_awaits_credit(me, r->peer, r->type) && try_send(me, r)) {
+		if (!(*word & bit) && !noc_awaits_credit(me, r->peer, r->type) && try_send(me, r)) {
 			queue_remove(&ep->send_head, &ep->send_tail, prev, r);
 		} else {
-			if (!holds) {
-				for (unsigned w = 0; w < NOC_ENDPOINTS / 64; w++)
-					held[w] = 0;
-				holds = true;
-			}
 			*word |= bit;
 			prev = r;
 		}
