@@ -43,6 +43,8 @@ void timer_sleep_us(uint64_t us);
 
 /*
  * Waits in WFI until cond is true or deadline (ticks, 0 = none) passed; true if cond held.
+ * Once ipi_handled_after_wfi is set (kernel/hart.h), a wake-up IPI is handled right after the
+ * WFI, as the trap handler would handle it, instead of being taken as a trap.
  * The condition is checked with interrupts off, so a wake-up between the check
  * and the WFI is never lost: WFI returns at once when an interrupt is pending.
  */
@@ -66,6 +68,9 @@ void timer_sleep_us(uint64_t us);
 				timer_arm(__dl);                                \
 			this_hart()->wfi_count++;                               \
 			wfi();                                                  \
+			if (__s && ipi_handled_after_wfi &&                     \
+			    (csr_read_clear(sip, SIE_SSIE) & SIE_SSIE))         \
+				ipi_handle(); /* as the trap would, without it */ \
 			irq_restore(__s); /* the wake-up interrupt is taken here */ \
 		}                                                               \
 		__ok;                                                           \

@@ -110,6 +110,8 @@ static void answer_pings(struct hart *me)
 	}
 }
 
+bool ipi_handled_after_wfi;
+
 void ipi_handle(void)
 {
 	struct hart *me = this_hart();

@@ -113,6 +113,15 @@ const char *hart_state_name(int state);
 void ipi_send(unsigned cpu, uint32_t reason);
 void ipi_broadcast(uint32_t reason);
 void ipi_handle(void);
+/*
+ * Set when the cores' virtual clocks start (kernel/vtime.c): from then on WAIT_UNTIL handles a
+ * wake-up IPI right after its WFI instead of taking it as a trap. Under virtual time a wake-up
+ * runs inside a wait, whose instructions are taken back, so this changes no virtual figure and
+ * spares QEMU its exception path on every wake-up (docs/time.md, "Wake-ups without the trap").
+ * On the serial clock every instruction counts and the trap path stays as it was measured; the
+ * boot's bring-up, before the clocks start, takes its wake-ups as traps too.
+ */
+extern bool ipi_handled_after_wfi;
 /* "aclint-sswi" or "sbi": how IPIs are sent on this platform and boot. */
 const char *ipi_method(void);
 

@@ -258,6 +258,7 @@ void vtime_start(void)
 			g->members[g->n++] = &vt[c];
 	}
 	__atomic_store_n(&vtime_active, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&ipi_handled_after_wfi, true, __ATOMIC_RELEASE);
 	kprintf("mosaic: virtual time: one clock per core, %lu ns per instruction, %s synchronisation\n",
 		vtime_ns_per_insn, vtime_lax ? "lax" : "conservative");
 }
@@ -521,10 +522,10 @@ static uint64_t next_look_ticks(unsigned me, uint64_t target, bool blocker_runs)
 	return timer_now() + (blocker_runs ? running_poll_ticks(me, target) : timer_us_to_ticks(VTIME_NUDGED_POLL_US));
 }
 
-void vtime_wait_begin_active(void)
+/* Publishes this core as waiting from clock t on (its clock now, or a stamped time before it). */
+static void wait_begin_at(struct vtime_core *v, uint64_t t)
 {
-	struct vtime_core *v = &vt[this_cpu()];
-	__atomic_store_n(&v->wait_start, vtime_now_ns(), __ATOMIC_RELAXED);
+	__atomic_store_n(&v->wait_start, t, __ATOMIC_RELAXED);
 	v->jumped_to = 0;
 	v->polls_in_a_row = 0; /* a stall is counted within one wait, not across many short ones */
 	v->safety_at = 0; /* a safety timer of an earlier wait says nothing about this one */
@@ -535,6 +536,8 @@ void vtime_wait_begin_active(void)
 	__atomic_store_n(&v->waiting, 1, __ATOMIC_RELEASE);
 	fence();
 }
+
+void vtime_wait_begin_active(void) { wait_begin_at(&vt[this_cpu()], vtime_now_ns()); }
 
 uint64_t vtime_hold_begin(void)
 {
@@ -809,20 +812,46 @@ static uint64_t slack_from(unsigned me, unsigned src)
 	return from_src > nearest ? from_src - nearest : 0;
 }
 
-/* Waits until no message from `src` (any core: UINT32_MAX) arriving by the current time can
- * still come, and records as looked at what that establishes for every source. */
+/*
+ * Waits until no message from `src` (any core: UINT32_MAX) arriving by the current time can
+ * still come, and records as looked at what that establishes for every source.
+ *
+ * Its first look runs under a stamp, which caps this core's published bound at the settle's
+ * time while the look runs; a look that reaches (and every settle in lax mode) puts the clock
+ * back there and is done without a wait, so it costs no virtual time, as a wait's instructions
+ * cost none. Until 2026-11-27 every settle began and ended a wait (publishing its state, waking
+ * the cores blocked on it), some 300 instructions more each, also when nothing held it back.
+ * A look that falls short begins the wait at the stamped time, before the stamp is lifted, so
+ * the bound never shows more than the clock the wait will leave it at.
+ */
 static void settle_from(unsigned src)
 {
 	unsigned me = this_cpu();
 	struct vtime_core *v = &vt[me];
-	vtime_wait_begin(); /* published as waiting for nothing later than now */
-	/* inside the wait, whose instructions are taken back: a core's first call computes the
-	 * least latency to it (a pass over every core), which outside the wait had put 5 us on
-	 * the clock of a ping-pong's first round, and only when no earlier look had done it */
+	/* vtime_stamp's cap, open-coded: the settle sits on every receive's path, and the calls
+	 * cost some 20 instructions of its clock. Capped first, then the time read (vtime_stamp). */
+	bool capped = !v->stamp_depth; /* an outer stamp is older than t0 and caps the bound already */
+	if (capped)
+		__atomic_store_n(&v->stamp, *v->count * vtime_ns_per_insn + v->skip, __ATOMIC_SEQ_CST);
+	uint64_t t0 = vtime_now_virtual();
+	/* a core's first call computes the least latency to it (a pass over every core): under the
+	 * cap, so taken back (outside it had put 5 us on the clock of a ping-pong's first round) */
 	uint64_t slack = slack_from(me, src);
-	uint64_t target = v->wait_start > slack ? v->wait_start - slack : 0;
+	uint64_t target = t0 > slack ? t0 - slack : 0;
+	if (vtime_lax || (!still_blocked(me, target) && reaches(me, target))) {
+		set_clock(v, t0);
+		if (capped)
+			__atomic_store_n(&v->stamp, UINT64_MAX, __ATOMIC_SEQ_CST);
+		looked(v, target);
+		return;
+	}
+	wait_begin_at(v, t0); /* published as waiting for nothing later than t0 */
+	if (capped) {
+		__atomic_store_n(&v->stamp, UINT64_MAX, __ATOMIC_SEQ_CST);
+		wake_waiters(me, lower_bound(me)); /* the cap lifted: its bound rose to t0 */
+	}
 	bool safety_fired = false; /* the last sleep ended on the safety timer, not a nudge */
-	while (!vtime_lax && (still_blocked(me, target) || !reaches(me, target))) {
+	do { /* the look fell short: register with the blocker it found */
 		uint32_t nudges = vtime_nudges(); /* before it registers: a nudge after that is seen */
 		bool blocker_runs = true;
 		if (!block_on(me, target, &blocker_runs))
@@ -830,9 +859,9 @@ static void settle_from(unsigned src)
 		v->polls++;
 		uint64_t wake = next_look_ticks(me, target, blocker_runs);
 		safety_fired = !WAIT_UNTIL(vtime_nudges() != nudges, wake) && !blocker_runs;
-	}
+	} while (still_blocked(me, target) || !reaches(me, target));
 	v->rescued += safety_fired;
-	vtime_wait_end();
+	vtime_wait_end_active();
 	looked(v, target); /* for other sources it established only the earlier time */
 }
 
