@@ -484,12 +484,24 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 		progress(id, ep);
 		if (done ? done(arg) : direct_done(arg))
 			return true;
-		uint64_t next_ns = drain_mailbox(me, id);
+		uint64_t next_ns;
+		if (__builtin_expect(!ep->send_head && !ep->recv_head, 1)) {
+			next_ns = drain_mailbox(me, id); /* a blocking receive: no queue to progress */
+		} else {
+			/* Again only if the drain moved something or news came since `seen`: else this
+			 * pass could match nothing the first could not (the drain took every visible
+			 * message, and a credit or a post bumps the events, which the wait below then
+			 * sees). On ktest=coll at 128 harts the second pass was mostly empty: 3.9 % of
+			 * the guest instructions. */
+			unsigned drained_before = ep->uh_count;
+			next_ns = drain_mailbox(me, id);
+			if (ep->uh_count != drained_before || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen)
+				progress_queues(id, ep);
+		}
 		if (noc_ep_reserved()) {
 			uint64_t hosted = noc_mailbox_next_delivery(me); /* also the tasks time-sliced here */
 			next_ns = hosted < next_ns ? hosted : next_ns;
 		}
-		progress(id, ep);
 		if (done ? done(arg) : direct_done(arg))
 			return true;
 		if (interruptible && hart_kill_pending())
