@@ -76,6 +76,9 @@ struct hart {
 	/* its virtual clock's skipped time (kernel/vtime.c, set by vtime_start): the core reads its own
 	 * clock inline through it (a call cost 8 instructions on every message) */
 	const volatile uint64_t *vt_skip;
+	/* its count of nudges (kernel/vtime.c, set by vtime_start): every waiting loop reads it in its
+	 * wake-up condition, inline through this (vtime_nudges) */
+	const volatile uint32_t *vt_nudges;
 };
 
 extern struct hart harts[MOSAIC_MAX_HARTS];

@@ -100,6 +100,8 @@ struct vtime_core {
 	uint32_t stamp_depth;        /* nested vtime_stamp calls */
 	volatile uint64_t need;      /* while registered with a blocker: the bound it waits for that core to reach */
 	struct vtime_group *group;   /* the group of cores it is read in (set by vtime_start) */
+	uint32_t slack_src;          /* the source of its last settle for one source, + 1 (0: none) */
+	uint64_t slack_ns;           /* that settle's slack (slack_from) */
 } __attribute__((aligned(64)));
 
 static struct vtime_core vt[MOSAIC_MAX_HARTS];
@@ -245,6 +247,7 @@ void vtime_start(void)
 		vt[c].skip = t0 - insns_of(c) * vtime_ns_per_insn;
 		vt[c].own_next = vt[c].noted_next = vt[c].stamp = UINT64_MAX;
 		harts[c].vt_skip = &vt[c].skip;
+		harts[c].vt_nudges = &vt[c].nudges;
 		vt[c].blocker = UINT32_MAX;
 	}
 	vt[this_cpu()].skip = t0 - vclock_instret() * vtime_ns_per_insn; /* its own count, fresh */
@@ -487,7 +490,6 @@ static inline void wake_waiters(unsigned me, uint64_t bound)
 		wake_registered(me, bound);
 }
 
-uint32_t vtime_nudges(void) { return vtime_active ? __atomic_load_n(&vt[this_cpu()].nudges, __ATOMIC_ACQUIRE) : 0; }
 
 /* Registers this core with the one that blocks it, then checks again (the blocker may have
  * moved before it saw the registration); true if the target is still out of reach. */
@@ -827,8 +829,15 @@ static uint64_t slack_from(unsigned me, unsigned src)
 {
 	if (src == me || src >= hart_count || !lookahead)
 		return 0;
+	/* the last source's slack is kept: a core settles for the same source again and again (a
+	 * tree's child, a call's master), and the NoC's latency is fixed once it is set */
+	struct vtime_core *v = &vt[me];
+	if (v->slack_src == src + 1)
+		return v->slack_ns;
 	uint64_t from_src = lookahead(src, me), nearest = least_latency(me);
-	return from_src > nearest ? from_src - nearest : 0;
+	v->slack_ns = from_src > nearest ? from_src - nearest : 0;
+	v->slack_src = src + 1;
+	return v->slack_ns;
 }
 
 /*

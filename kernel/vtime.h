@@ -85,7 +85,10 @@ bool vtime_idle_for_handover(void);
 /* A counter that changes (with an IPI_WAKE) when the core this one is blocked on changes its
  * bound: a caller of vtime_idle reads it before and sleeps until it changes or *wake_ticks,
  * then calls vtime_idle again. It may then sleep far longer than a poll (0 when off). */
-uint32_t vtime_nudges(void);
+static inline uint32_t vtime_nudges(void)
+{
+	return vtime_active ? __atomic_load_n(this_hart()->vt_nudges, __ATOMIC_ACQUIRE) : 0;
+}
 /* A stretch whose length depends on the emulator, not on the simulated machine (a core
  * waiting for a spinlock): published as waiting at its start, and the clock is put back
  * there at its end. Returns what vtime_hold_end needs (0: nothing to put back: virtual
