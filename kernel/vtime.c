@@ -490,7 +490,6 @@ static inline void wake_waiters(unsigned me, uint64_t bound)
 		wake_registered(me, bound);
 }
 
-
 /* Registers this core with the one that blocks it, then checks again (the blocker may have
  * moved before it saw the registration); true if the target is still out of reach. */
 static bool block_on(unsigned me, uint64_t target, bool *blocker_runs)
@@ -840,6 +839,8 @@ static uint64_t slack_from(unsigned me, unsigned src)
 	return v->slack_ns;
 }
 
+static void settle_wait(unsigned me, struct vtime_core *v, uint64_t t0, uint64_t target, bool capped);
+
 /*
  * Waits until no message from `src` (any core: UINT32_MAX) arriving by the current time can
  * still come, and records as looked at what that establishes for every source.
@@ -852,8 +853,6 @@ static uint64_t slack_from(unsigned me, unsigned src)
  * A look that falls short begins the wait at the stamped time, before the stamp is lifted, so
  * the bound never shows more than the clock the wait will leave it at.
  */
-static void settle_wait(unsigned me, struct vtime_core *v, uint64_t t0, uint64_t target, bool capped);
-
 static void settle_from(unsigned src)
 {
 	unsigned me = this_cpu();
