@@ -272,6 +272,14 @@ static inline uint64_t wait_leaves_at(const struct vtime_core *v)
 	return v->jumped_to > v->wait_start ? v->jumped_to : v->wait_start;
 }
 
+/* Caps this core's published bound at its clock before a time is read (vtime_stamp, a settle's
+ * look). No fresh read of the clock is needed: the count the plugin last wrote to its slot is
+ * never ahead of it (a clock read is a marker and a load, about 30 instructions). */
+static inline void cap_bound_now(struct vtime_core *v)
+{
+	__atomic_store_n(&v->stamp, *v->count * vtime_ns_per_insn + v->skip, __ATOMIC_SEQ_CST);
+}
+
 /* Sets this core's clock to exactly t (forward or, to take back a wait's own instructions, back). */
 static void set_clock(struct vtime_core *v, uint64_t t)
 {
@@ -857,11 +865,11 @@ static void settle_from(unsigned src)
 {
 	unsigned me = this_cpu();
 	struct vtime_core *v = &vt[me];
-	/* vtime_stamp's cap, open-coded: the settle sits on every receive's path, and the calls
-	 * cost some 20 instructions of its clock. Capped first, then the time read (vtime_stamp). */
+	/* vtime_stamp's cap without its calls: the settle sits on every receive's path, and the
+	 * calls cost some 20 instructions of its clock. Capped first, then the time read. */
 	bool capped = !v->stamp_depth; /* an outer stamp is older than t0 and caps the bound already */
 	if (capped)
-		__atomic_store_n(&v->stamp, *v->count * vtime_ns_per_insn + v->skip, __ATOMIC_SEQ_CST);
+		cap_bound_now(v);
 	uint64_t t0 = vtime_now_virtual();
 	/* a core's first call computes the least latency to it (a pass over every core): under the
 	 * cap, so taken back (outside it had put 5 us on the clock of a ping-pong's first round) */
@@ -981,10 +989,8 @@ uint64_t vtime_stamp_active(void)
 	if (v->stamp_depth++)
 		return vtime_now_virtual(); /* the outer stamp is earlier and still caps the bound */
 	/* capped first, then the time read: a look that read the clock before the cap went up
-	 * read no more than the time returned. The cap needs no fresh read of the clock: the
-	 * count the plugin last wrote to this core's slot is never ahead of it (a clock read
-	 * is a marker and a load, about 30 instructions) */
-	__atomic_store_n(&v->stamp, *v->count * vtime_ns_per_insn + v->skip, __ATOMIC_SEQ_CST);
+	 * read no more than the time returned */
+	cap_bound_now(v);
 	return vtime_now_virtual();
 }
 

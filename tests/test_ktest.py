@@ -8,8 +8,8 @@ from conftest import ktest_summary
 
 @pytest.mark.parametrize("harts", [4, 128])
 def test_ktest_all_passes(boot, harts):
-    """On the kernel's default clock (the cores' own, vtime=1): at 128 harts that takes about 15 s of
-    host time on an idle 2-CPU host, about 2.1x the serial clock's (docs/time.md, issue 13's host
+    """On the kernel's default clock (the cores' own, vtime=1): at 128 harts that takes about 14 s of
+    host time on an idle 2-CPU host, about 1.8x the serial clock's (docs/time.md, issue 13's host
     cost, 2026-11-27), and much more under load: hence the long timeout."""
     r = boot(harts=harts, bootargs="ktest=all", timeout=120 if harts < 100 else 600)
     summary = ktest_summary(r.output)
