@@ -117,9 +117,10 @@ def memwatch_arguments(watch_arg, plugin=MEMWATCH_PLUGIN):
 
 
 def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", icount=False, mem="256M",
-                 gdb_port=None, interactive=False, vclock=None, watch=None):
+                 gdb_port=None, interactive=False, vclock=None, watch=None, cpu=None):
     """The QEMU command line of a Mosaic boot. vclock: load the vclock plugin (None: vclock_default());
-    watch: the memwatch plugin's argument string (parse_watch), or None."""
+    watch: the memwatch plugin's argument string (parse_watch), or None; cpu: a -cpu model
+    (None: the virt machine's default, which has every ISA extension the kernel is built for)."""
     if accel not in ("single", "multi"):
         raise ValueError(f"accel must be 'single' or 'multi', not {accel!r}")
     if vclock is None:
@@ -127,6 +128,8 @@ def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", i
     # aclint=on adds the ACLINT SSWI device: S-mode IPIs without an SBI call (docs/boot.md)
     cmd = ["qemu-system-riscv64", "-machine", "virt,aclint=on", "-bios", "default", "-kernel", str(kernel),
            "-smp", str(harts), "-m", mem, "-no-reboot", "-accel", f"tcg,thread={accel}"]
+    if cpu:
+        cmd += ["-cpu", cpu]
     if icount:
         # one guest instruction = 1 ns; virtual time jumps over idle periods instead of sleeping
         cmd += ["-icount", "shift=0,align=off,sleep=off"]

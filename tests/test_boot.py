@@ -46,6 +46,16 @@ def test_memory_size_comes_from_the_device_tree(boot):
     assert re.search(r"pages\s+131072 total", r.output)
 
 
+def test_a_hart_without_the_kernels_isa_extensions_is_refused_clearly(boot):
+    # The kernel is compiled with Zba, Zbb and Zbs (Makefile KERNEL_ISA_EXTS); a CPU model without
+    # one must stop at the probe in arch/riscv/entry.S with a message, not at a stray trap in C.
+    for missing in ("zba", "zbb", "zbs"):
+        r = boot(harts=2, cpu=f"rv64,{missing}=false", timeout=30)
+        assert not r.timed_out, r.output[-2000:]
+        assert "lacks an ISA extension the kernel is compiled for" in r.output, r.output[-2000:]
+        assert "mosaic: booting" not in r.output
+
+
 def test_boot_hart_is_not_assumed_to_be_zero(boot):
     # OpenSBI picks the boot hart by lottery; over a few boots of many harts it is
     # rarely always hart 0, but whichever it is, every hart must come up.

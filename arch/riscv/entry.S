@@ -20,6 +20,17 @@ _start:
 	li t1, 1
 	amoswap.w.aqrl t1, t1, (t0)
 	bnez t1, stray_hart
+	/* The kernel is compiled for the ISA extensions of the Makefile's KERNEL_ISA_EXTS, which
+	 * QEMU 7.2's virt harts have (riscv,isa "..._zba_zbb_zbc_zbs_sstc"). On a hart without
+	 * one, C code would stop at an illegal instruction somewhere; probe each here instead,
+	 * with a trap vector that says so. One probe per extension of that list. */
+	csrr t2, stvec
+	la t0, isa_probe_failed
+	csrw stvec, t0
+	sh1add zero, zero, zero /* Zba */
+	andn zero, zero, zero   /* Zbb */
+	bset zero, zero, zero   /* Zbs */
+	csrw stvec, t2
 	li tp, 0
 	la sp, boot_stack_top
 	la t0, __bss_start
@@ -34,6 +45,31 @@ _start:
 	j 3b
 	.cfi_endproc
 
+/*
+ * The boot hart lacks an extension the kernel is compiled for: it says so on the SBI
+ * console (the legacy putchar, before the UART is known) and powers the machine off.
+ */
+isa_probe_failed:
+	la t0, isa_probe_message
+1:	lbu a0, 0(t0)
+	beqz a0, 2f
+	li a7, 1 /* legacy console_putchar */
+	ecall
+	addi t0, t0, 1
+	j 1b
+2:	li a7, 0x53525354 /* SRST */
+	li a6, 0
+	li a0, 0 /* shutdown */
+	li a1, 1 /* system failure */
+	ecall
+3:	wfi
+	j 3b
+
+	.section .rodata
+isa_probe_message:
+	.asciz "mosaic: this hart lacks an ISA extension the kernel is compiled for (Makefile KERNEL_ISA_EXTS: zba zbb zbs); boot QEMU's virt machine with its default CPU\n"
+
+	.section .text.entry, "ax"
 /*
  * A hart the firmware released into _start after the boot hart: it checks in at
  * boot_strays[hart id] (1) and spins until the boot hart, whose hart_start for it
