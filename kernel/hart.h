@@ -68,6 +68,7 @@ struct hart {
 	uint64_t wfi_count;
 	uint64_t lock_sleeps; /* of the WFIs: asleep waiting for a spinlock (no interrupt taken after it) */
 	uint64_t timer_deadline; /* what the hart's timer is armed for (UINT64_MAX: nothing) */
+	uint64_t timer_written;  /* the value last written to its stimecmp (or the SBI's timer), 0: none yet */
 	int start_error; /* SBI error of hart_start, 0 if fine */
 	struct utask *utask; /* the user task running on this hart, or NULL */
 	volatile uint64_t task_serial; /* the running task's serial, 0 if none (read by whoever kills it) */

@@ -544,10 +544,16 @@ static uint64_t running_poll_ticks(unsigned me, uint64_t target)
 }
 
 /* The machine time at which a core that may not move yet looks again: after the missing time's
- * worth of instructions if its blocker runs, else only as a safety net (it is nudged). */
+ * worth of instructions if its blocker runs, else only as a safety net (it is nudged). The net's
+ * deadline is rounded up to a multiple of VTIME_NUDGED_POLL_US, so that the waits of one core in
+ * a row ask for the same deadline and timer_arm need not move its timer each time (the net fires
+ * 1-2 such periods after the sleep began). */
 static uint64_t next_look_ticks(unsigned me, uint64_t target, bool blocker_runs)
 {
-	return timer_now() + (blocker_runs ? running_poll_ticks(me, target) : timer_us_to_ticks(VTIME_NUDGED_POLL_US));
+	if (blocker_runs)
+		return timer_now() + running_poll_ticks(me, target);
+	uint64_t grain = timer_us_to_ticks(VTIME_NUDGED_POLL_US);
+	return (timer_now() / grain + 2) * grain;
 }
 
 /* Publishes this core as waiting from clock t on (its clock now, or a stamped time before it). */
