@@ -281,7 +281,7 @@ static inline void cap_bound_now(struct vtime_core *v)
 }
 
 /* Sets this core's clock to exactly t (forward or, to take back a wait's own instructions, back). */
-static void set_clock(struct vtime_core *v, uint64_t t)
+static inline __attribute__((always_inline)) void set_clock(struct vtime_core *v, uint64_t t)
 {
 	v->skip = t - vclock_instret() * vtime_ns_per_insn;
 }
@@ -297,7 +297,7 @@ void vtime_advance_to_active(uint64_t t)
 }
 
 /* A waiting core's next event: the earlier of what it waits for and what it was handed. */
-static uint64_t next_event(unsigned c)
+static inline __attribute__((always_inline)) uint64_t next_event(unsigned c)
 {
 	uint64_t own = __atomic_load_n(&vt[c].own_next, __ATOMIC_ACQUIRE);
 	uint64_t noted = __atomic_load_n(&vt[c].noted_next, __ATOMIC_ACQUIRE);
@@ -437,7 +437,7 @@ static enum look look_once(unsigned me, uint64_t target)
 
 /* look_once, read again at once if a bound was lowered while it read (a few times: under a
  * message storm it then waits for the next poll rather than spin). */
-static bool reaches(unsigned me, uint64_t target)
+static inline __attribute__((always_inline)) bool reaches(unsigned me, uint64_t target)
 {
 	for (unsigned tries = 0; tries < 4; tries++) {
 		enum look r = look_once(me, target);
@@ -453,7 +453,7 @@ static bool reaches(unsigned me, uint64_t target)
  * look from reaching it (or, after a look that reached, the lowest it read). O(1), and exact in
  * that direction only: when it says "maybe", the caller looks at every core.
  */
-static bool still_blocked(unsigned me, uint64_t target)
+static inline __attribute__((always_inline)) bool still_blocked(unsigned me, uint64_t target)
 {
 	unsigned b = vt[me].blocker; /* a look's blocker is a live core: one of a group's members */
 	if (b >= hart_count)
@@ -637,7 +637,7 @@ void vtime_wait_end_active(void)
 	resume_at(this_cpu(), v, wait_leaves_at(v));
 }
 
-static void looked(struct vtime_core *v, uint64_t t)
+static inline __attribute__((always_inline)) void looked(struct vtime_core *v, uint64_t t)
 {
 	if (t > v->last_look)
 		v->last_look = t;
@@ -708,7 +708,7 @@ static uint64_t frontier(unsigned me)
  * finished (its sender's stamp lifted) between the check and the store could be hidden whatever
  * its time, and before that store the bound showed the previous next event, found in a review.
  */
-static void forget_looked_notes(struct vtime_core *v)
+static inline __attribute__((always_inline)) void forget_looked_notes(struct vtime_core *v)
 {
 	uint64_t seen = __atomic_load_n(&v->noted_next, __ATOMIC_SEQ_CST);
 	if (!v->notes_known || __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST) != v->notes_looked || seen == UINT64_MAX)
@@ -721,12 +721,12 @@ static void forget_looked_notes(struct vtime_core *v)
 	}
 }
 
-static bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, uint64_t next_ns, uint64_t observer_ns,
+static inline __attribute__((always_inline)) bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, uint64_t next_ns, uint64_t observer_ns,
 		      uint64_t *wake_ticks);
 
 /* The notes as the caller of vtime_idle or vtime_idle_for_handover will have looked at them:
  * it looks at its condition again after this returns (forget_looked_notes counts from here). */
-static void notes_looked_now(struct vtime_core *v)
+static inline __attribute__((always_inline)) void notes_looked_now(struct vtime_core *v)
 {
 	v->notes_looked = __atomic_load_n(&v->notes, __ATOMIC_SEQ_CST);
 	v->notes_known = true;
@@ -750,7 +750,7 @@ bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
  * placeholder of vtime_wait_begin may rise), then forgets the notes that look covered, and
  * wakes those its risen bound now lets through. In that order, lower first and raise after:
  * the bound never shows more than the old notes or the new next event allow. */
-static void publish_own_next(unsigned me, struct vtime_core *v, uint64_t next_ns, uint64_t bound_before)
+static inline __attribute__((always_inline)) void publish_own_next(unsigned me, struct vtime_core *v, uint64_t next_ns, uint64_t bound_before)
 {
 	__atomic_store_n(&v->own_next, next_ns, __ATOMIC_SEQ_CST);
 	uint64_t bound_now = lower_bound(me);
@@ -774,7 +774,7 @@ bool vtime_idle_for_handover(void)
 }
 
 /* vtime_idle's work under virtual time. */
-static bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, uint64_t next_ns, uint64_t observer_ns,
+static inline __attribute__((always_inline)) bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, uint64_t next_ns, uint64_t observer_ns,
 		      uint64_t *wake_ticks)
 {
 	bool after_safety = v->safety_at && timer_now() >= v->safety_at &&
@@ -838,7 +838,7 @@ static bool idle_look(unsigned me, struct vtime_core *v, uint64_t bound_before, 
  * "nothing from src arrives by now" holds once every bound reaches now - lookahead(src, me),
  * which is the settle's target moved back by how much further src is than the nearest core.
  */
-static uint64_t slack_from(unsigned me, unsigned src)
+static inline __attribute__((always_inline)) uint64_t slack_from(unsigned me, unsigned src)
 {
 	if (src == me || src >= hart_count || !lookahead)
 		return 0;
@@ -936,7 +936,7 @@ bool vtime_settle_poll_active(void)
 	return poll_settle;
 }
 
-static bool note(unsigned core, uint64_t t);
+static inline __attribute__((always_inline)) bool note(unsigned core, uint64_t t);
 
 bool vtime_note_send_active(unsigned dst, uint64_t arrival)
 {
@@ -964,7 +964,7 @@ void vtime_note_event_active(unsigned core, uint64_t t) { (void)note(core, t); }
  * in between would have made the note a fall nobody announced (that look compares its bound
  * with the one before its store, which then already holds the note).
  */
-static bool note(unsigned core, uint64_t t)
+static inline __attribute__((always_inline)) bool note(unsigned core, uint64_t t)
 {
 	struct vtime_core *v = &vt[core];
 	__atomic_fetch_add(&v->notes, 1, __ATOMIC_SEQ_CST); /* first: forget_looked_notes relies on it */
