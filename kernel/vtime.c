@@ -591,6 +591,8 @@ static uint64_t next_look_ticks(unsigned me, uint64_t target, bool blocker_runs)
 	if (blocker_runs)
 		return timer_now() + running_poll_ticks(me, target);
 	uint64_t grain = timer_us_to_ticks(VTIME_NUDGED_POLL_US);
+	if (!grain)
+		grain = 1; /* a timebase below 5 Hz: no rounding */
 	return (timer_now() / grain + 2) * grain;
 }
 
