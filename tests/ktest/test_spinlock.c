@@ -26,6 +26,14 @@ static void hammer(void *arg)
 	}
 }
 
+static bool someone_sleeps_on(const struct spinlock *l)
+{
+	for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++)
+		if (__atomic_load_n(&l->sleepers[w], __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
 KTEST(spinlock, contended_by_every_hart_loses_no_update_and_ends_free)
 {
 	uint64_t sleeps_before = 0, sleeps_after = 0;
@@ -37,7 +45,12 @@ KTEST(spinlock, contended_by_every_hart_loses_no_update_and_ends_free)
 	for (unsigned cpu = 0; cpu < hart_count; cpu++)
 		if (cpu != this_cpu() && hart_call(cpu, hammer, 0))
 			started++;
-	timer_sleep_us(2000); /* holding it: every hammer that reaches the lock goes to sleep on it */
+	/* holding it until a hammer sleeps on it (every hammer that reaches it does), for at most 2 s:
+	 * a fixed 2 ms was too short when the emulator ran the callees late (no sleep at all in 2 of
+	 * 12 boots at 128 harts on 2026-11-27), and a lost wake-up would still show as no sleep */
+	uint64_t give_up = timer_now() + timer_us_to_ticks(2000000);
+	while (!someone_sleeps_on(&hammered) && timer_now() < give_up)
+		timer_sleep_us(1000);
 	spin_unlock(&hammered, s);
 	for (unsigned cpu = 0; cpu < hart_count; cpu++)
 		if (cpu != this_cpu())
