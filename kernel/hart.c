@@ -58,16 +58,10 @@ static bool ipi_direct(const struct hart *h)
 
 const char *ipi_method(void) { return plat.sswi_base && !ipi_force_sbi ? "aclint-sswi" : "sbi"; }
 
-/* An IPI whose target has reasons pending already is not sent again: the one that set them is
- * on its way or taken, and its ipi_handle, which takes every reason at once, is still to come
- * (whoever clears SSIP then calls ipi_handle, or puts both back: spinlock.c). On ktest=coll at
- * 128 harts under virtual time about a quarter of the wake-ups found one pending, and each
- * device write costs QEMU a walk over all its CPUs (docs/time.md). */
 void ipi_send(unsigned cpu, uint32_t reason)
 {
 	struct hart *h = &harts[cpu];
-	if (__atomic_fetch_or(&h->ipi_pending, reason, __ATOMIC_SEQ_CST))
-		return;
+	__atomic_fetch_or(&h->ipi_pending, reason, __ATOMIC_RELEASE);
 	if (ipi_direct(h))
 		return;
 	struct sbiret r = sbi_send_ipi(1UL << (h->hartid % 64), h->hartid / 64 * 64);

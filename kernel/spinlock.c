@@ -69,22 +69,17 @@ static void sleep_until_held(struct spinlock *l, struct hart *h)
 	unsigned me = h->cpu;
 	uint64_t bit = 1UL << (me % 64);
 	bool ipi_was_pending = false;
-	uint32_t reasons = 0; /* taken with the IPI: while pending, ipi_send sends no other */
 	for (;;) {
-		if (csr_read_clear(sip, SIE_SSIE) & SIE_SSIE) {
+		if (csr_read_clear(sip, SIE_SSIE) & SIE_SSIE)
 			ipi_was_pending = true;
-			reasons |= __atomic_exchange_n(&h->ipi_pending, 0, __ATOMIC_SEQ_CST);
-		}
 		__atomic_fetch_or(&l->sleepers[me / 64], bit, __ATOMIC_SEQ_CST);
 		if (__atomic_exchange_n(&l->locked, SPIN_HELD_WAITERS, __ATOMIC_ACQ_REL) == SPIN_FREE)
 			break;
 		sleep_for_hand_over(h);
 	}
 	__atomic_fetch_and(&l->sleepers[me / 64], ~bit, __ATOMIC_RELEASE);
-	if (ipi_was_pending) {
-		__atomic_fetch_or(&h->ipi_pending, reasons, __ATOMIC_SEQ_CST);
+	if (ipi_was_pending)
 		csr_set(sip, SIE_SSIE);
-	}
 }
 
 /*
