@@ -412,12 +412,13 @@ static enum look look_once(unsigned me, uint64_t target)
 		/* the member the summary names: still short, it blocks the look, and the group need
 		 * not be read (see the groups' comment) */
 		unsigned named = summary_slot(word);
-		if (named < g->n && g->members[named] != self) {
-			uint64_t lb = lower_bound_at(g->members[named], ns_per_insn);
+		const struct vtime_core *named_vt = named < g->n ? g->members[named] : self;
+		if (named_vt != self) {
+			uint64_t lb = lower_bound_at(named_vt, ns_per_insn);
 			if (lb < need) {
 				if (lb >= highest_short) {
 					highest_short = lb;
-					blocker_vt = g->members[named];
+					blocker_vt = named_vt;
 				}
 				continue;
 			}
