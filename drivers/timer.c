@@ -32,24 +32,33 @@ uint64_t timer_ns_to_ticks_ceil(uint64_t ns)
 	return (ns / 1000000000) * plat.timebase_hz + ((ns % 1000000000) * plat.timebase_hz + 999999999) / 1000000000;
 }
 
-/* The hardware gets the earlier of the waiter's deadline and the watchdog limit. Not written
- * again when it holds that value already: each write makes QEMU move the hart's timer in its
- * sorted list of timers, and a wait loop re-arms its deadline before every WFI (on 128 harts
- * QEMU's timer_mod_ns was 3.4 % of the host time of ktest=coll under virtual time;
- * docs/time.md, "What QEMU spends the host's time on"). A value written stays until the next
- * write: a timer that fired is disarmed by timer_handle_irq through here. */
-void timer_arm(uint64_t deadline)
+/* The earlier of the waiter's deadline and the watchdog limit: what the hardware gets. */
+static uint64_t timer_next(const struct hart *h, uint64_t deadline)
 {
-	struct hart *h = this_hart();
-	h->timer_deadline = deadline;
-	uint64_t next = h->limit_fn && h->limit_deadline < deadline ? h->limit_deadline : deadline;
-	if (next == h->timer_written)
-		return;
+	return h->limit_fn && h->limit_deadline < deadline ? h->limit_deadline : deadline;
+}
+
+static void timer_write(struct hart *h, uint64_t next)
+{
 	h->timer_written = next;
 	if (timer_uses_sstc())
 		__asm__ volatile("csrw " CSR_STIMECMP ", %0" ::"r"(next));
 	else
 		sbi_set_timer(next);
+}
+
+/* Not written again when the hardware holds the value already: each write makes QEMU move the
+ * hart's timer in its sorted list of timers, and a wait loop re-arms its deadline before every
+ * WFI (on 128 harts QEMU's timer_mod_ns was 3.4 % of the host time of ktest=coll under virtual
+ * time; docs/time.md, "What QEMU spends the host's time on"). The interrupt handler writes
+ * whatever this remembers (timer_handle_irq). */
+void timer_arm(uint64_t deadline)
+{
+	struct hart *h = this_hart();
+	h->timer_deadline = deadline;
+	uint64_t next = timer_next(h, deadline);
+	if (next != h->timer_written)
+		timer_write(h, next);
 }
 
 void timer_set_limit(uint64_t deadline, void (*fn)(void))
@@ -72,7 +81,13 @@ void timer_handle_irq(void)
 		h->limit_deadline = UINT64_MAX;
 		fn();
 	}
-	timer_arm(UINT64_MAX); /* one-shot: whoever waits re-arms */
+	/* One-shot: whoever waits re-arms. Written even if timer_arm wrote the same value last: QEMU
+	 * raises the interrupt from a host timer of its own, and a deadline that expires while the
+	 * hart writes a new one can leave the interrupt pending under the new value. Only a write
+	 * of stimecmp takes it back; when this one was skipped, the interrupt came back for ever
+	 * (docs/time.md, "A timer interrupt that outlives its deadline"). */
+	h->timer_deadline = UINT64_MAX;
+	timer_write(h, timer_next(h, UINT64_MAX));
 }
 
 void timer_init_hart(void)
