@@ -90,17 +90,31 @@ def test_a_barrier_grows_with_the_tree_depth_not_the_members(boot):
     assert 1.2 < ratio < 3.0, (small, large)
 
 
-def test_from_2_to_128_cores_a_barriers_period_follows_the_depth(boot):
-    """The issue's range: bench_noc's barriers on 2 to 128 of the 16x8 mesh's cores. Members grow 64-fold,
-    the tree's depth 12-fold, and the period per level of depth stays within 10 % (measured: 3.93-4.00 µs)."""
-    r = boot(harts=128, bootargs='vtime=1 cmd="bench_noc 5"', icount=True, timeout=300)
+def barrier_rows(boot, extra=""):
+    """bench_noc's barriers on 2 to 128 of the 16x8 mesh's cores (the first n cores in row order)."""
+    r = boot(harts=128, bootargs=f'vtime=1 {extra} cmd="bench_noc 5"', icount=True, timeout=300)
     assert r.status == 0, r.output[-2000:]
     rows = [json.loads(m) for m in re.findall(r'^bench-noc: (\{"kind": "barrier".*\})$', r.output, re.M)]
     assert [row["cores"] for row in rows] == [2, 4, 8, 16, 32, 64, 128], rows
-    per_level = [row["period_ns"] / row["tree_depth"] for row in rows]
+    return rows
+
+
+def test_from_2_to_128_cores_a_barriers_period_follows_the_depth(boot):
+    """The issue's range, on the one-hop tree (coll_tree_stride=1), where every level is alike: members
+    grow 64-fold, the tree's depth 12-fold, and the period per level of depth stays within 10 %
+    (measured: 3.88-3.96 µs). On the default tree (edges of up to two hops, docs/noc.md) levels differ
+    in length and in children, so the test there is that the period grows far less than the members
+    (2 to 128 cores: 3.95 to 31.5 µs, 8x for 64x) and that it beats the one-hop tree at 128 cores."""
+    one_hop = barrier_rows(boot, "coll_tree_stride=1")
+    per_level = [row["period_ns"] / row["tree_depth"] for row in one_hop]
     assert max(per_level) < 1.1 * min(per_level), per_level
+    assert [row["tree_depth"] for row in one_hop][-1] == 12, one_hop
     # 64 times the members, 12 times the depth: the period grows like the depth, far below the members
-    assert rows[-1]["period_ns"] < 16 * rows[0]["period_ns"], rows
+    assert one_hop[-1]["period_ns"] < 16 * one_hop[0]["period_ns"], one_hop
+    rows = barrier_rows(boot)
+    assert rows[-1]["tree_depth"] == 6, rows
+    assert rows[-1]["period_ns"] < 10 * rows[0]["period_ns"], rows
+    assert rows[-1]["period_ns"] < one_hop[-1]["period_ns"], (rows, one_hop)
 
 
 def test_two_boots_give_the_same_virtual_times(boot):

@@ -4,6 +4,7 @@
 #include "kernel/hart.h"
 #include "kernel/errno.h"
 #include "kernel/kheap.h"
+#include "kernel/bootargs.h"
 #include "drivers/noc/mesh.h"
 #include "drivers/noc/noc_ep.h"
 #include "lib/string.h"
@@ -40,11 +41,12 @@ static unsigned parent_of(const struct msg_group *g, const uint16_t *tiles, cons
 	return g->tree_root; /* not reached: the root is closer than any other member */
 }
 
-/* This member's children, the one with the tallest subtree first (then by rank). Its
+/* This member's children, the one with the tallest subtree first (then by rank): tallest by
+ * the model's latency of its longest path down, since edges differ in hops. Its
  * message is the last to come up and the first that must go down: a down pass sends to
  * it first and an up pass receives from it last, so the tree's critical path holds one
  * message per level, not every sibling's (a 128-core barrier: docs/noc.md). */
-static void order_children(struct msg_group *g, const uint16_t *height)
+static void order_children(struct msg_group *g, const uint64_t *height)
 {
 	g->nchildren = 0;
 	for (unsigned r = 0; r < g->n; r++) {
@@ -59,12 +61,54 @@ static void order_children(struct msg_group *g, const uint16_t *height)
 	}
 }
 
-/* Builds the tree: each member's parent is, among the members closer to the root,
+/*
+ * Levels of the tree that one message spans: 1 keeps the base tree, whose every edge is one
+ * hop on a rectangle; 2 (the default) joins each member to its nearest ancestor on an even
+ * level of the base tree. On Mosaic's model a level costs a message's injection and
+ * software (some 1,450 ns) where a hop costs 500, so halving the levels for edges of up to
+ * two hops took the 128-core barrier from 46.6 to 31.5 µs and the 64-core one from 31.1 to
+ * 21.4 µs (make bench-noc, docs/benchmarks.md); 3 gave the members near the root so many
+ * children that it was slower.
+ */
+static uint64_t coll_tree_stride = 2;
+BOOTARG_U64("coll_tree_stride", coll_tree_stride, 1, 8,
+	    "levels of the base mesh tree that one edge of the collectives' tree spans (1: one hop)");
+
+unsigned msg_tree_stride(void) { return (unsigned)coll_tree_stride; }
+
+/* Joins each member that stands for its tile to its nearest ancestor of the base tree
+ * (parent) whose level is a multiple of the stride. The other members of a tile stay with
+ * the one that stands for it. */
+static void shortcut_tree(struct msg_group *g, const uint16_t *tiles, const uint16_t *grid)
+{
+	if (coll_tree_stride <= 1)
+		return;
+	uint16_t base[MOSAIC_MAX_HARTS], level[MOSAIC_MAX_HARTS];
+	for (unsigned r = 0; r < g->n; r++)
+		base[r] = g->parent[r];
+	for (unsigned r = 0; r < g->n; r++) {
+		unsigned l = 0;
+		for (unsigned x = r; x != g->tree_root; x = base[x])
+			l++;
+		level[r] = (uint16_t)l;
+	}
+	for (unsigned r = 0; r < g->n; r++) {
+		if (r == g->tree_root || grid[tiles[r]] - 1u != r)
+			continue;
+		unsigned a = base[r];
+		while (a != g->tree_root && level[a] % coll_tree_stride != 0)
+			a = base[a];
+		g->parent[r] = (uint16_t)a;
+	}
+}
+
+/* Builds the tree: first the base tree, where each member's parent is, among the members closer to the root,
  * the one fewest hops away (then the one nearest the root, then the lowest rank). The
  * tree is built over tiles: several members on one tile (tasks time-sliced on a core,
  * each with its endpoint) hang off the lowest rank there, which takes the tile's place.
  * A virtual endpoint counts at the tile it was opened at (noc_ep_home), which every
- * member sees alike wherever the task has moved since, so all build the same tree. */
+ * member sees alike wherever the task has moved since, so all build the same tree. Then
+ * shortcut_tree lets each edge span coll_tree_stride levels of it. */
 static void build_tree(struct msg_group *g)
 {
 	uint16_t tiles[MOSAIC_MAX_HARTS], dist[MOSAIC_MAX_HARTS], grid[MOSAIC_MAX_HARTS] = {0};
@@ -85,16 +129,23 @@ static void build_tree(struct msg_group *g)
 			       : lead != r	 ? (uint16_t)lead
 						 : (uint16_t)parent_of(g, tiles, grid, dist, r);
 	}
+	shortcut_tree(g, tiles, grid);
 	g->depth = 0;
-	uint16_t height[MOSAIC_MAX_HARTS]; /* each member's subtree height in edges */
-	for (unsigned r = 0; r < g->n; r++)
+	/* each member's subtree height: the model's latency of its longest path down, from the
+	 * latency of each member's edge up (an empty message's) */
+	uint64_t height[MOSAIC_MAX_HARTS], edge_ns[MOSAIC_MAX_HARTS];
+	for (unsigned r = 0; r < g->n; r++) {
 		height[r] = 0;
+		edge_ns[r] = noc_timing_latency(&noc_params.timing, mesh_hops(tiles[r], tiles[g->parent[r]]), 0);
+	}
 	for (unsigned r = 0; r < g->n; r++) {
 		unsigned d = 0;
+		uint64_t ns = 0;
 		for (unsigned x = r; x != g->tree_root; x = g->parent[x]) {
 			d++;
-			if (height[g->parent[x]] < d)
-				height[g->parent[x]] = (uint16_t)d;
+			ns += edge_ns[x];
+			if (height[g->parent[x]] < ns)
+				height[g->parent[x]] = ns;
 		}
 		if (d > g->depth)
 			g->depth = (uint16_t)d;

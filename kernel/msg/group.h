@@ -16,9 +16,10 @@
  * and the message size (kernel/msg/coll_tune.c); a named algorithm that the
  * collective does not have is -EINVAL.
  *
- * The default tree is rooted at the member nearest the group's mesh centre; its
- * edges join each member to a member one step closer to the root (one hop on a
- * rectangle). Data of reduce/allreduce are int64 elements. One member's block
+ * The default tree is rooted at the member nearest the group's mesh centre. Its base
+ * tree joins each member to a member one step closer to the root (one hop on a
+ * rectangle); each edge of the tree spans msg_tree_stride() levels of that (boot
+ * argument coll_tree_stride, default 2: edges of up to two hops, half the levels). Data of reduce/allreduce are int64 elements. One member's block
  * (bcast's buffer, a gather/scatter/alltoall block, reduce's vector) is at most
  * NOC_MAX_BODY bytes, larger requests get -EMSGSIZE; an algorithm that moves several
  * blocks in one transfer splits it into messages of at most NOC_MAX_BODY.
@@ -69,6 +70,8 @@ enum msg_coll {
 
 /* -EINVAL for an empty list, a duplicate, or -ENXIO for a core that does not exist. */
 int msg_group_init(struct msg_group *g, const uint16_t *cores, unsigned n);
+/* Levels of the base tree that one edge of a group's tree spans (coll_tree_stride). */
+unsigned msg_tree_stride(void);
 /* All cores in id order. */
 int msg_group_world(struct msg_group *g);
 

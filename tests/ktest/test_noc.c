@@ -615,9 +615,23 @@ KTEST(noc, group_trees_match_their_pairwise_definition)
 		}
 		KT_ASSERT(msg_group_init(&g, cores, n) == 0);
 		KT_ASSERT_EQ(g.cores[g.tree_root], reference_centre(cores, n));
+		/* the base tree, each member's level in it, then the edges that span the stride */
+		static uint16_t base[MOSAIC_MAX_HARTS], level[MOSAIC_MAX_HARTS];
 		for (unsigned r = 0; r < n; r++)
-			if (r != g.tree_root)
-				KT_ASSERT_EQ(g.parent[r], reference_parent(cores, n, g.tree_root, r));
+			base[r] = (uint16_t)(r == g.tree_root ? r : reference_parent(cores, n, g.tree_root, r));
+		for (unsigned r = 0; r < n; r++) {
+			level[r] = 0;
+			for (unsigned x = r; x != g.tree_root; x = base[x])
+				level[r]++;
+		}
+		for (unsigned r = 0; r < n; r++) {
+			if (r == g.tree_root)
+				continue;
+			unsigned a = base[r];
+			while (a != g.tree_root && level[a] % msg_tree_stride())
+				a = base[a];
+			KT_ASSERT_EQ(g.parent[r], a);
+		}
 	}
 }
 
