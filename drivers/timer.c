@@ -50,14 +50,17 @@ static void timer_write(struct hart *h, uint64_t next)
 /* Not written again when the hardware holds the value already: each write makes QEMU move the
  * hart's timer in its sorted list of timers, and a wait loop re-arms its deadline before every
  * WFI (on 128 harts QEMU's timer_mod_ns was 3.4 % of the host time of ktest=coll under virtual
- * time; docs/time.md, "What QEMU spends the host's time on"). The interrupt handler writes
- * whatever this remembers (timer_handle_irq). */
+ * time; docs/time.md, "What QEMU spends the host's time on"). Unless the interrupt is pending
+ * under a deadline still ahead, which QEMU's race leaves behind (timer_handle_irq): a wait with
+ * interrupts masked never lets the handler in, and its WFI would return at once until the
+ * deadline came. The handler writes whatever this remembers. */
 void timer_arm(uint64_t deadline)
 {
 	struct hart *h = this_hart();
 	h->timer_deadline = deadline;
 	uint64_t next = timer_next(h, deadline);
-	if (next != h->timer_written)
+	if (next != h->timer_written ||
+	    (timer_uses_sstc() && (csr_read(sip) & SIE_STIE) && next > timer_now()))
 		timer_write(h, next);
 }
 

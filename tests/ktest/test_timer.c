@@ -92,3 +92,27 @@ KTEST(timer, the_handler_takes_back_an_interrupt_the_hardware_left_pending)
 	KT_ASSERT(pending_before);
 	KT_ASSERT(!pending_after);
 }
+
+/* The same state met by a wait that keeps interrupts masked, so that the handler never runs: its
+ * re-arm of a deadline still ahead must take the interrupt back, or its WFI returns at once until
+ * the deadline comes. */
+KTEST(timer, a_masked_wait_takes_back_an_interrupt_the_hardware_left_pending)
+{
+	if (!timer_uses_sstc()) {
+		kprintf("ktest:   no Sstc: the SBI's timer is written on every arm\n");
+		return;
+	}
+	uint64_t s = irq_save();
+	uint64_t saved = this_hart()->timer_deadline, ahead = timer_now() + timer_us_to_ticks(1000000);
+	timer_arm(ahead);
+	__asm__ volatile("csrw " CSR_STIMECMP ", %0" ::"r"(timer_now())); /* behind the kernel's back */
+	bool pending_before = csr_read(sip) & SIE_STIE;
+	timer_arm(ahead); /* as a wait loop re-arms before its WFI */
+	bool pending_after = csr_read(sip) & SIE_STIE;
+	__asm__ volatile("csrw " CSR_STIMECMP ", %0" ::"r"(UINT64_MAX));
+	this_hart()->timer_written = UINT64_MAX;
+	timer_arm(saved);
+	irq_restore(s);
+	KT_ASSERT(pending_before);
+	KT_ASSERT(!pending_after);
+}
