@@ -33,6 +33,10 @@ static inline uint64_t timer_now_ns(void)
 uint64_t timer_ns_to_ticks_ceil(uint64_t ns);
 /* Raise this hart's timer interrupt at `deadline` (in ticks). */
 void timer_arm(uint64_t deadline);
+/* For a wait without a deadline of its own: the hardware keeps its deadline, but an interrupt
+ * that QEMU left pending under it is taken back (timer_arm does the same for its deadline), so
+ * that a WFI with interrupts masked does not return at once for ever. */
+void timer_keep(void);
 void timer_handle_irq(void);
 /* A second, independent deadline per hart (a watchdog): fn runs once, in the timer
  * interrupt, when `deadline` (ticks) has passed. UINT64_MAX or fn NULL: none. */
@@ -66,6 +70,8 @@ void timer_sleep_us(uint64_t us);
 			}                                                       \
 			if (__dl)                                               \
 				timer_arm(__dl);                                \
+			else                                                    \
+				timer_keep();                                   \
 			this_hart()->wfi_count++;                               \
 			wfi();                                                  \
 			if (__s && ipi_handled_after_wfi &&                     \

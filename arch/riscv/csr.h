@@ -19,6 +19,7 @@
 #define SIE_SSIE (1UL << IRQ_S_SOFT)
 #define SIE_STIE (1UL << IRQ_S_TIMER)
 #define SIE_SEIE (1UL << IRQ_S_EXT)
+#define SIP_STIP (1UL << IRQ_S_TIMER) /* the timer interrupt pending, in sip */
 
 #define SCAUSE_INTERRUPT (1UL << 63)
 

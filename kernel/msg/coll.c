@@ -131,19 +131,20 @@ static void build_tree(struct msg_group *g)
 	}
 	shortcut_tree(g, tiles, grid);
 	g->depth = 0;
-	/* each member's subtree height: the model's latency of its longest path down, from the
-	 * latency of each member's edge up (an empty message's) */
-	uint64_t height[MOSAIC_MAX_HARTS], edge_ns[MOSAIC_MAX_HARTS];
+	/* each member's subtree height: the model's latency of its longest path down, an empty
+	 * message's latency per edge (the hops of each member's edge up kept in dist, whose hop
+	 * counts to the root are no longer needed) */
+	uint64_t height[MOSAIC_MAX_HARTS], edge0_ns = noc_timing_latency(&noc_params.timing, 0, 0);
 	for (unsigned r = 0; r < g->n; r++) {
 		height[r] = 0;
-		edge_ns[r] = noc_timing_latency(&noc_params.timing, mesh_hops(tiles[r], tiles[g->parent[r]]), 0);
+		dist[r] = (uint16_t)mesh_hops(tiles[r], tiles[g->parent[r]]);
 	}
 	for (unsigned r = 0; r < g->n; r++) {
 		unsigned d = 0;
 		uint64_t ns = 0;
 		for (unsigned x = r; x != g->tree_root; x = g->parent[x]) {
 			d++;
-			ns += edge_ns[x];
+			ns += edge0_ns + dist[x] * noc_params.timing.t_hop_ns;
 			if (height[g->parent[x]] < ns)
 				height[g->parent[x]] = ns;
 		}

@@ -19,7 +19,8 @@
  * The default tree is rooted at the member nearest the group's mesh centre. Its base
  * tree joins each member to a member one step closer to the root (one hop on a
  * rectangle); each edge of the tree spans msg_tree_stride() levels of that (boot
- * argument coll_tree_stride, default 2: edges of up to two hops, half the levels).
+ * argument coll_tree_stride, default 2: on a rectangle edges of up to two hops and
+ * half the levels).
  * Data of reduce/allreduce are int64 elements. One member's block
  * (bcast's buffer, a gather/scatter/alltoall block, reduce's vector) is at most
  * NOC_MAX_BODY bytes, larger requests get -EMSGSIZE; an algorithm that moves several

@@ -624,14 +624,28 @@ KTEST(noc, group_trees_match_their_pairwise_definition)
 			for (unsigned x = r; x != g.tree_root; x = base[x])
 				level[r]++;
 		}
+		/* each parent is a base ancestor at most `stride` levels up, on a level that is a
+		 * multiple of the stride (or the root), with no such level in between; the depth is
+		 * the longest way up the tree that results */
+		unsigned stride = msg_tree_stride(), depth = 0;
 		for (unsigned r = 0; r < n; r++) {
 			if (r == g.tree_root)
 				continue;
-			unsigned a = base[r];
-			while (a != g.tree_root && level[a] % msg_tree_stride())
-				a = base[a];
-			KT_ASSERT_EQ(g.parent[r], a);
+			unsigned x = base[r], up = 1;
+			while (x != g.parent[r] && x != g.tree_root) {
+				KT_ASSERT(level[x] % stride != 0);
+				x = base[x];
+				up++;
+			}
+			KT_ASSERT_EQ(x, g.parent[r]);
+			KT_ASSERT(up <= stride);
+			KT_ASSERT(x == g.tree_root || level[x] % stride == 0);
+			unsigned edges = 0;
+			for (unsigned y = r; y != g.tree_root && edges <= n; y = g.parent[y])
+				edges++;
+			depth = edges > depth ? edges : depth;
 		}
+		KT_ASSERT_EQ(g.depth, depth);
 	}
 }
 
