@@ -73,8 +73,7 @@ void timer_arm(uint64_t deadline)
 	struct hart *h = this_hart();
 	h->timer_deadline = deadline;
 	uint64_t next = timer_next(h, deadline);
-	if (next != h->timer_written ||
-	    leftover_pending(next))
+	if (next != h->timer_written || leftover_pending(next))
 		timer_write(h, next);
 }
 
