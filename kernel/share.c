@@ -630,7 +630,16 @@ unsigned share_idle_picos(uint16_t *cores, unsigned n)
 	return k;
 }
 
-static int check_group(const struct share_group *g)
+/* A core may still be busy only when the caller retries it (share_group_start: a job's core
+ * reports its last task's end before its call returns, so the next job can be granted it
+ * while it is still HART_BUSY for a few instructions). */
+static bool core_usable(unsigned c, bool busy_ok)
+{
+	enum hart_state st = __atomic_load_n(&harts[c].state, __ATOMIC_ACQUIRE);
+	return st == HART_ONLINE || (busy_ok && st == HART_BUSY);
+}
+
+static int check_group(const struct share_group *g, bool busy_ok)
 {
 	if (g->ntasks == 0 || g->ntasks > SHARE_TASKS_MAX || g->ncores == 0 || g->ncores > SHARE_CORES_MAX ||
 	    g->ncores > g->ntasks || g->ntasks > g->ncores * SHARE_MAX || g->wait >= SHARE_WAITS ||
@@ -640,7 +649,7 @@ static int check_group(const struct share_group *g)
 		return -ENOENT;
 	for (unsigned i = 0; i < g->ncores; i++) {
 		unsigned c = g->cores[i];
-		if (c >= hart_count || is_master(c) || c == this_cpu() || harts[c].state != HART_ONLINE)
+		if (c >= hart_count || is_master(c) || c == this_cpu() || !core_usable(c, busy_ok))
 			return -EPERM;
 		for (unsigned k = 0; k < i; k++)
 			if (g->cores[k] == c)
@@ -662,9 +671,9 @@ void share_group_free(struct share_group *g)
 }
 
 /* Checks g and makes its tasks and cores' state; nothing runs yet. */
-static int prepare(struct share_group *g)
+static int prepare(struct share_group *g, bool busy_ok)
 {
-	int e = check_group(g);
+	int e = check_group(g, busy_ok);
 	if (e)
 		return e;
 	unsigned per_core[SHARE_CORES_MAX] = {0};
@@ -736,7 +745,7 @@ bool share_group_call_rest(struct share_group *g)
 
 int share_group_start(struct share_group *g)
 {
-	int e = prepare(g);
+	int e = prepare(g, true);
 	if (!e)
 		share_group_call_rest(g);
 	return e;
@@ -744,7 +753,7 @@ int share_group_start(struct share_group *g)
 
 int share_group_run(struct share_group *g)
 {
-	int e = prepare(g);
+	int e = prepare(g, false);
 	if (e)
 		return e;
 	struct share_core *cores = g->state;
