@@ -104,8 +104,9 @@ int share_group_run(struct share_group *g);
 /* The same without waiting, for a job's part: checks g and makes its tasks (the errors of
  * share_group_run, except that a core still running a call is accepted: the protocol granted
  * it, and its last job's call ends in a moment), then starts every core it can;
- * share_group_call_rest starts those that were busy (true once all have been). Each core calls g->core_end as its last touch of g;
- * after every core's, share_group_free gives back what the group holds. */
+ * share_group_call_rest starts those that were busy (true once all have been). Each core
+ * calls g->core_end as its last touch of g; after every core's, share_group_free gives back
+ * what the group holds. */
 int share_group_start(struct share_group *g);
 bool share_group_call_rest(struct share_group *g);
 void share_group_free(struct share_group *g);
