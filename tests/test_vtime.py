@@ -150,8 +150,8 @@ def test_without_icount_boots_repeat_their_absolute_times_and_decisions(boot):
     barrier benchmark gives the same tree and nearly the same times on two boots, and a
     scenario's jobs the same absolute submission times and the same decisions. A barrier's
     times may differ by a few ns (measured: 2 boots in 32 under load, 17,700 against 17,712 ns;
-    likely a drain before a receive's wait that took another child's message or not), the
-    allocation times by a few µs (docs/time.md, "Repeatability without -icount")."""
+    about 100 instructions whose path is not located), the allocation times by a few µs
+    (docs/time.md, "Repeatability without -icount")."""
     x, y = barrier(boot, 16, icount=False), barrier(boot, 16, icount=False)
     timed = ("measured_ns", "per_level_overhead_ns", "period_ns")
     assert {k: v for k, v in x.items() if k not in timed} == {k: v for k, v in y.items() if k not in timed}
