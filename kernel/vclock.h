@@ -22,8 +22,13 @@
 struct vclock_table {
 	uint64_t magic;
 	uint64_t nslots;
+	uint64_t blocks_start, blocks_end; /* the block-counted code (linker.ld): the text but the fault probes */
 	volatile uint64_t slot[VCLOCK_SLOTS]; /* indexed by hart id */
 };
+_Static_assert(__builtin_offsetof(struct vclock_table, blocks_start) == VCLOCK_TABLE_BLOCKS_START_OFF &&
+		       __builtin_offsetof(struct vclock_table, blocks_end) == VCLOCK_TABLE_BLOCKS_END_OFF &&
+		       __builtin_offsetof(struct vclock_table, slot) == VCLOCK_TABLE_SLOTS_OFF,
+	       "struct vclock_table follows vclock/vclock_abi.h");
 extern struct vclock_table vclock_table;
 
 /* True once vclock_init found the plugin answering. */

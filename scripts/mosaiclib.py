@@ -79,17 +79,19 @@ def qemu_supports_plugins():
     return _qemu_has_plugins
 
 
-def vclock_arguments(plugin=VCLOCK_PLUGIN, accel="single"):
+def vclock_arguments(plugin=VCLOCK_PLUGIN, accel="single", whole_blocks=False):
     """QEMU's arguments that load the vclock plugin, or VclockError with a message that says what to do.
     accel: how QEMU runs the vCPUs ('single' host thread or 'multi'); with one thread the plugin counts
-    inline, without a call per segment (vclock/vclock.c)."""
+    inline, without a call per segment (vclock/vclock.c). whole_blocks (one thread only): it counts the
+    kernel's code in whole blocks (count=blocks), exact unless QEMU leaves a block after a device access
+    (-icount) or at a watchpoint (GDB): docs/time.md, "Whole blocks"."""
     if not qemu_supports_plugins():
         raise VclockError("qemu-system-riscv64 has no TCG plugin support (no -plugin option), so it cannot load "
                           "the vclock plugin; use Debian 12's QEMU 7.2, or boot without it (VTIME=0, --no-vclock)")
     if not Path(plugin).exists():
         raise VclockError(f"the vclock plugin {plugin} is not built; run 'make', or boot without it "
                           f"(VTIME=0, --no-vclock)")
-    return ["-plugin", f"{plugin},threads={accel}"]
+    return ["-plugin", f"{plugin},threads={accel}" + (",count=blocks" if whole_blocks and accel == "single" else "")]
 
 
 def parse_watch(spec):
@@ -140,7 +142,7 @@ def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", i
     if gdb_port is not None:
         cmd += ["-S", "-gdb", f"tcp::{gdb_port}"]
     if vclock:
-        cmd += vclock_arguments(accel=accel)
+        cmd += vclock_arguments(accel=accel, whole_blocks=not icount and gdb_port is None)
     if watch:
         cmd += memwatch_arguments(watch)
     if not vclock:

@@ -95,7 +95,7 @@ def test_clear_errors_when_the_plugin_cannot_load(monkeypatch, tmp_path):
 def test_counts_match_the_disassembly(boot, harts, icount, accel):
     r = boot(harts=harts, bootargs="ktest=vclock", icount=icount, vclock=True, accel=accel, timeout=180)
     assert r.status == 0, r.output
-    assert ktest_summary(r.output) == (10, 0), r.output
+    assert ktest_summary(r.output) == (11, 0), r.output
     assert "nothing measured" not in r.output
     s = symbols()
     head = insns_between(s, "vclock_probe_loop_first", "vclock_probe_loop_body")
@@ -109,6 +109,8 @@ def test_counts_match_the_disassembly(boot, harts, icount, accel):
                         ("ebreak", "ebreak")]:
         assert counted(r.output, what) == [insns_between(s, f"vclock_probe_{probe}_first",
                                                          f"vclock_probe_{probe}_insn") + 2]
+    assert counted(r.output, "marker mid-block") == [insns_between(s, "vclock_probe_mid_first",
+                                                                    "vclock_probe_mid_end") + 1]
     wfi = insns_between(s, "vclock_probe_wfi_first", "vclock_probe_wfi_end") + 1
     assert counted(r.output, "vclock WFI") == [wfi, wfi]
     assert counted(r.output, "device load and store") == [
@@ -116,6 +118,29 @@ def test_counts_match_the_disassembly(boot, harts, icount, accel):
     m = re.search(r"SBI get_spec_version: counted (\d+) = (\d+) in the kernel \+ (\d+) in the firmware", r.output)
     assert int(m.group(2)) == insns_between(s, "vclock_probe_ecall_first", "vclock_probe_ecall_insn") + 2
     assert int(m.group(3)) > 0
+
+
+def test_whole_blocks_everywhere_but_where_the_kernel_faults_on_purpose():
+    """Without -icount the plugin counts the kernel's text in whole blocks (count=blocks), all but the
+    probes that fault in the middle of a block, which linker.ld puts after __vclock_blocks_end; the
+    probes in the block-counted text then test the whole-block counting, the others the segments."""
+    assert ",count=blocks" in " ".join(mosaiclib.qemu_command(harts=2))
+    for how in [dict(icount=True), dict(gdb_port=1234), dict(accel="multi")]:
+        assert "count=blocks" not in " ".join(mosaiclib.qemu_command(harts=2, **how)), how
+    s = symbols()
+    for probe in ["loop", "ebreak", "mid", "wfi", "device", "ecall"]:
+        assert s["__text_start"] <= s[f"vclock_probe_{probe}"] < s["__vclock_blocks_end"], probe
+    for probe in ["load_fault", "store_fault"]:
+        assert s["__vclock_blocks_end"] <= s[f"vclock_probe_{probe}"] < s["__text_end"], probe
+
+
+def test_count_blocks_needs_one_thread():
+    cmd = mosaiclib.qemu_command(harts=2, bootargs="shell=0", accel="multi")
+    i = cmd.index("-plugin")
+    cmd[i + 1] = f"{mosaiclib.VCLOCK_PLUGIN},threads=multi,count=blocks"
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert "vclock: count=blocks needs threads=single" in r.stderr
 
 
 def test_the_plugin_refuses_an_unknown_argument(tmp_path):

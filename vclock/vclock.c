@@ -18,6 +18,14 @@
  * slot current whenever it can run (under one thread the hart it reads is not running), and
  * the read marker makes a hart's own count exact up to the marker itself.
  *
+ * Whole blocks (argument count=blocks, threads=single only, without -icount): a block that lies
+ * in the code the kernel names block-counted (its text, but for the few probes that fault on
+ * purpose) is counted whole, up to its first WFI, by its block callback: one call per block and
+ * no inline add per segment. Exact because such code never leaves a block early but at a WFI
+ * (which always stops the hart) or at a trap the kernel does not survive; under -icount QEMU
+ * leaves a block after a device access and runs its tail again, so there every block keeps its
+ * segments (docs/time.md, "Whole blocks").
+ *
  * Writing guest RAM: 7.2 has no call for it, but RAM is one contiguous host mapping
  * and qemu_plugin_insn_haddr() gives the host address of an instruction's bytes.
  * The kernel's hello marker runs with paging off (virtual == physical address), so
@@ -65,6 +73,15 @@ static bool one_thread;
 static uint64_t running_insns;           /* one_thread: executed by `running` since it began to run */
 static unsigned running = UINT32_MAX;    /* one_thread: whose instructions running_insns holds */
 
+/* count=blocks: the guest's block-counted code [blocks_start, blocks_end), as its hello marker's
+ * table names it; empty until then, so everything translated before is counted by segments. */
+static bool count_blocks;
+static uint64_t blocks_start, blocks_end;
+
+/* The 32-bit encoding of WFI: it always stops the hart (QEMU 7.2's helper_wfi halts it or
+ * raises an exception), so nothing after it in a block runs in that pass of the block. */
+#define WFI_WORD 0x10500073u
+
 /* Stores vcpu's count into its slot in guest RAM, once the kernel has named the table. */
 static inline void publish(unsigned vcpu, uint64_t n)
 {
@@ -89,17 +106,30 @@ static void on_exec(unsigned int vcpu, void *udata)
  * its slot next does so after this switch has published it, and the hart itself reads its
  * count through a read marker (on_read). This callback runs for every block executed; it was
  * an eighth of QEMU's host time when it also published the running count (docs/time.md). */
-static void on_block(unsigned int vcpu, void *udata)
+static inline void switch_to(unsigned int vcpu)
 {
-	(void)udata;
-	if (__builtin_expect(vcpu == running, 1))
-		return;
 	if (running < max_vcpus) {
 		counts[running].n += running_insns;
 		publish(running, counts[running].n);
 	}
 	running_insns = 0;
 	running = vcpu;
+}
+
+static void on_block(unsigned int vcpu, void *udata)
+{
+	(void)udata;
+	if (__builtin_expect(vcpu != running, 0))
+		switch_to(vcpu);
+}
+
+/* one_thread, a block counted whole (count=blocks): on_block's work, and the block's length up
+ * to its first WFI (udata) added to the running count. */
+static void on_whole_block(unsigned int vcpu, void *udata)
+{
+	if (__builtin_expect(vcpu != running, 0))
+		switch_to(vcpu);
+	running_insns += (uintptr_t)udata;
 }
 
 /* one_thread: a read marker runs; its count is exact up to and including the marker. A marker
@@ -110,6 +140,15 @@ static void on_read(unsigned int vcpu, void *udata)
 	running_insns += (uintptr_t)udata & CB_LEN_MASK; /* on_block ran at this block's start: vcpu runs */
 	if (vcpu < max_vcpus)
 		publish(vcpu, counts[vcpu].n + running_insns);
+}
+
+/* one_thread, a block counted whole: a read marker runs. on_block added the whole block at its
+ * start, so the count is exact up to the marker once the `udata` instructions after it, which
+ * have not run yet, are taken off. */
+static void on_read_in_block(unsigned int vcpu, void *udata)
+{
+	if (vcpu < max_vcpus)
+		publish(vcpu, counts[vcpu].n + running_insns - (uintptr_t)udata);
 }
 
 /* Counts the segment first..last of a block (last is a read marker if `read`). */
@@ -144,7 +183,45 @@ static void on_hello(unsigned int vcpu, void *udata)
 		fprintf(stderr, "vclock: the hello marker names no slot table (bad magic); counts stay unpublished\n");
 		return;
 	}
+	uint64_t start = t[VCLOCK_TABLE_BLOCKS_START_OFF / 8], end = t[VCLOCK_TABLE_BLOCKS_END_OFF / 8];
+	if (start < end) {
+		blocks_start = start;
+		blocks_end = end;
+	}
 	__atomic_store_n(&table, t, __ATOMIC_RELEASE);
+}
+
+/* Whether the whole block lies in the block-counted code (count=blocks, after the hello marker). */
+static bool counted_whole(struct qemu_plugin_tb *tb, size_t n)
+{
+	if (!count_blocks || !n)
+		return false;
+	struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
+	uint64_t first = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0));
+	uint64_t end = qemu_plugin_insn_vaddr(last) + qemu_plugin_insn_size(last);
+	return first >= blocks_start && end <= blocks_end;
+}
+
+/* A block counted whole: its length up to its first WFI goes in on_block's call at its start,
+ * and each read marker takes off what follows it. */
+static void count_whole_block(struct qemu_plugin_tb *tb, size_t n)
+{
+	size_t counted = n;
+	for (size_t i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		if (qemu_plugin_insn_size(insn) == 4 && decode_word(qemu_plugin_insn_data(insn), 4) == WFI_WORD) {
+			counted = i + 1;
+			break;
+		}
+	}
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_whole_block, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)counted);
+	for (size_t i = 0; i < counted; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		if (qemu_plugin_insn_size(insn) == 4 &&
+		    decode_word(qemu_plugin_insn_data(insn), 4) == VCLOCK_HINT_WORD(VCLOCK_HINT_READ))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_read_in_block, QEMU_PLUGIN_CB_NO_REGS,
+							       (void *)(uintptr_t)(counted - 1 - i));
+	}
 }
 
 /* The host address of the table a hello marker names, or NULL if the marker is malformed.
@@ -172,6 +249,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	size_t seg_start = 0;
+	if (counted_whole(tb, n)) {
+		count_whole_block(tb, n);
+		return;
+	}
 	if (one_thread)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, 0);
 	for (size_t i = 0; i < n; i++) {
@@ -201,11 +282,20 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			one_thread = true;
 		} else if (strcmp(argv[i], "threads=multi") == 0) {
 			one_thread = false;
+		} else if (strcmp(argv[i], "count=blocks") == 0) {
+			count_blocks = true;
+		} else if (strcmp(argv[i], "count=segments") == 0) {
+			count_blocks = false;
 		} else {
 			fprintf(stderr, "vclock: unknown argument '%s' (takes threads=single or threads=multi: "
-				"how QEMU runs the vCPUs, -accel tcg,thread=...)\n", argv[i]);
+				"how QEMU runs the vCPUs, -accel tcg,thread=...; and count=segments or count=blocks, "
+				"the latter with threads=single and without -icount)\n", argv[i]);
 			return -1;
 		}
+	}
+	if (count_blocks && !one_thread) {
+		fprintf(stderr, "vclock: count=blocks needs threads=single (one host thread runs every vCPU)\n");
+		return -1;
 	}
 	if (!info->system_emulation || strcmp(info->target_name, "riscv64") != 0) {
 		fprintf(stderr, "vclock: needs qemu-system-riscv64 (got %s%s)\n", info->target_name,

@@ -21,12 +21,17 @@
 /* `jal x0, 12`: the jump over the hello marker's literal. */
 #define VCLOCK_HELLO_JUMP_WORD 0x00c0006f
 
-/* Slot table: u64 magic, u64 slot count, then one u64 per hart, indexed by hart id
- * (QEMU's vCPU index, which equals the hart id on virt). */
+/* Slot table: u64 magic, u64 slot count, the block-counted code's start and end addresses
+ * (u64 each), then one u64 per hart, indexed by hart id (QEMU's vCPU index, which equals the
+ * hart id on virt). Block-counted code leaves a translation block early only at a WFI or at a
+ * trap the kernel does not survive, so the plugin may count its blocks whole (count=blocks,
+ * docs/time.md); start == end names none. */
 #define VCLOCK_MAGIC 0x4b434f4c43565356ULL /* "VSVCLOCK" */
 #define VCLOCK_TABLE_MAGIC_OFF 0
 #define VCLOCK_TABLE_NSLOTS_OFF 8
-#define VCLOCK_TABLE_SLOTS_OFF 16
+#define VCLOCK_TABLE_BLOCKS_START_OFF 16
+#define VCLOCK_TABLE_BLOCKS_END_OFF 24
+#define VCLOCK_TABLE_SLOTS_OFF 32
 /* What a slot holds until the plugin writes it: no plugin answered. */
 #define VCLOCK_SENTINEL 0xffffffffffffffffULL
 /* The plugin refuses a table farther than this from the hello marker (both lie in the

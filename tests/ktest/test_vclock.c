@@ -20,6 +20,7 @@ uint64_t vclock_probe_load_fault(volatile uint64_t *slot, uint64_t addr, uint64_
 uint64_t vclock_probe_store_fault(volatile uint64_t *slot, uint64_t addr, uint64_t *scause);
 uint64_t vclock_probe_ebreak(volatile uint64_t *slot, uint64_t unused, uint64_t *scause);
 uint64_t vclock_probe_wfi(volatile uint64_t *slot);
+uint64_t vclock_probe_mid(volatile uint64_t *slot);
 uint64_t vclock_probe_device(volatile uint64_t *slot, uint64_t load_reg, uint64_t store_reg);
 uint64_t vclock_probe_ecall(volatile uint64_t *slot);
 extern char vclock_probe_loop_first[], vclock_probe_loop_body[], vclock_probe_loop_end[];
@@ -27,6 +28,7 @@ extern char vclock_probe_load_fault_first[], vclock_probe_load_fault_insn[];
 extern char vclock_probe_store_fault_first[], vclock_probe_store_fault_insn[];
 extern char vclock_probe_ebreak_first[], vclock_probe_ebreak_insn[];
 extern char vclock_probe_wfi_first[], vclock_probe_wfi_end[];
+extern char vclock_probe_mid_first[], vclock_probe_mid_end[];
 extern char vclock_probe_device_first[], vclock_probe_device_end[];
 extern char vclock_probe_ecall_first[], vclock_probe_ecall_insn[];
 
@@ -81,6 +83,19 @@ KTEST(vclock, loop_exact_on_one_hart)
 		kprintf("ktest:   vclock loop n=%lu counted %lu expected %lu\n", ns[i], got, loop_expected(ns[i]));
 		KT_ASSERT_EQ(got, loop_expected(ns[i]));
 	}
+}
+
+/* A read marker in the middle of a block: with count=blocks the plugin added the whole block at
+ * its start and must take off what follows the marker (vclock/vclock.c, on_read_in_block). */
+KTEST(vclock, marker_in_the_middle_of_a_block)
+{
+	VCLOCK_REQUIRE();
+	uint64_t s = irq_save();
+	uint64_t got = vclock_probe_mid(vclock_slot());
+	irq_restore(s);
+	uint64_t want = insns(vclock_probe_mid_first, vclock_probe_mid_end) + 1;
+	kprintf("ktest:   vclock marker mid-block: counted %lu expected %lu\n", got, want);
+	KT_ASSERT_EQ(got, want);
 }
 
 /* Each core's loop length differs with its id, so a count taken from another core shows. */

@@ -67,9 +67,30 @@ vclock_probe_loop_end:
 	ret
 .endm
 
+/* The faults leave their block in the middle: their code is counted segment by segment
+ * (linker.ld puts .vclock_segments outside the code the plugin may count in whole blocks). */
+	.section .vclock_segments, "ax"
 	trap_probe vclock_probe_load_fault, "ld t4, 0(a1)"
 	trap_probe vclock_probe_store_fault, "sd zero, 0(a1)"
+	.text
 	trap_probe vclock_probe_ebreak, "ebreak"
+
+/* uint64_t vclock_probe_mid(slot): the second marker in the middle of the block that the first
+ * begins (no branch between them), so a block counted whole is read before its end. */
+	.balign 4
+	.globl vclock_probe_mid, vclock_probe_mid_first, vclock_probe_mid_end
+vclock_probe_mid:
+	slti zero, zero, VCLOCK_HINT_READ
+vclock_probe_mid_first:
+	ld t0, 0(a0)
+	addi t3, zero, 1
+	addi t3, t3, 1
+	addi t3, t3, 1
+vclock_probe_mid_end:
+	slti zero, zero, VCLOCK_HINT_READ
+	ld t1, 0(a0)
+	sub a0, t1, t0
+	ret
 
 /* uint64_t vclock_probe_wfi(slot): one WFI; the caller decides whether it sleeps. */
 	.balign 4
