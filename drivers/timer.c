@@ -11,9 +11,6 @@ BOOTARG_U64("icount", timer_icount, 0, 1, "set by mosaic-run --icount: guest tim
 
 bool timer_uses_sstc(void) { return plat.sstc[this_cpu()]; }
 
-uint64_t timer_now(void) { return read_time(); }
-
-uint64_t timer_us_to_ticks(uint64_t us) { return us * plat.timebase_hz / 1000000; }
 uint64_t timer_ticks_to_us(uint64_t ticks) { return ticks * 1000000 / plat.timebase_hz; }
 uint64_t timer_ns_per_tick;
 

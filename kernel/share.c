@@ -177,7 +177,7 @@ bool share_msg_others(void)
 	return s && s->ep && others_can_run(mine(), s);
 }
 
-bool share_msg_news(void)
+bool share_msg_news_slice(void)
 {
 	struct share_core *sc = mine();
 	return sc && sc->cur >= 0 && share_has_news(sc);

@@ -156,9 +156,6 @@ void share_note_kcall(uint64_t t0_ns);
  * another core while it is switched out here.
  */
 bool share_msg_wait(uint32_t seen, bool movable);
-/* True if the balancer has a message for this core while its tasks wait: a task handed to it,
- * a request, a view (the waiter gives the core to the scheduler, which takes them). */
-bool share_msg_news(void);
 /* True if another task of this core could do something now (the core's event count moved
  * since it looked: a message or a credit may be its). A lone waiter that the core's events
  * woke asks this: the event need not be its own, and the task it is for runs only if the
@@ -169,6 +166,11 @@ bool share_msg_others(void);
  * core that time-slices no tasks pays one load for it, not a call: share_cores is the table of
  * each core's share state, written only by its own core). */
 extern struct share_core *share_cores[MOSAIC_MAX_HARTS];
+/* True if the balancer has a message for this core while its tasks wait: a task handed to it,
+ * a request, a view (the waiter gives the core to the scheduler, which takes them). Every pass
+ * of a message wait asks, twice; a core that time-slices no tasks pays one load for it. */
+bool share_msg_news_slice(void);
+static inline bool share_msg_news(void) { return share_cores[this_cpu()] && share_msg_news_slice(); }
 void share_msg_blocked_slice(uint64_t since_ns);
 static inline void share_msg_blocked(uint64_t since_ns)
 {

@@ -391,7 +391,9 @@ static inline uint64_t need_for(unsigned me, uint64_t target)
 	return target > latency ? target - latency : 0;
 }
 
-static enum look look_once(unsigned me, uint64_t target)
+/* Inline into its few callers, as block_on: a look runs on every pass of a blocked wait (1.7 M on
+ * ktest=all at 128 harts), and a call's return costs QEMU a lookup of the next block. */
+static inline __attribute__((always_inline)) enum look look_once(unsigned me, uint64_t target)
 {
 	uint64_t need = need_for(me, target);
 	uint64_t lowest = UINT64_MAX, least_summary = UINT64_MAX, ns_per_insn = vtime_ns_per_insn;
@@ -539,7 +541,7 @@ static inline void wake_waiters(unsigned me, uint64_t bound)
 
 /* Registers this core with the one that blocks it, then checks again (the blocker may have
  * moved before it saw the registration); true if the target is still out of reach. */
-static bool block_on(unsigned me, uint64_t target, bool *blocker_runs)
+static inline __attribute__((always_inline)) bool block_on(unsigned me, uint64_t target, bool *blocker_runs)
 {
 	for (unsigned tries = 0; tries < 3; tries++) {
 		unsigned b = vt[me].blocker;
@@ -597,8 +599,10 @@ static uint64_t next_look_ticks(unsigned me, uint64_t target, bool blocker_runs)
 	return (timer_now() / grain + 2) * grain;
 }
 
-/* Publishes this core as waiting from clock t on (its clock now, or a stamped time before it). */
-static void wait_begin_at(struct vtime_core *v, uint64_t t)
+/* Publishes this core as waiting from clock t on (its clock now, or a stamped time before it).
+ * Inline, as resume_at and settle_from: each runs once or more per wait, and a call's return
+ * costs QEMU a lookup of the next block (docs/time.md, "Calls on the waits' paths"). */
+static inline __attribute__((always_inline)) void wait_begin_at(struct vtime_core *v, uint64_t t)
 {
 	__atomic_store_n(&v->wait_start, t, __ATOMIC_RELAXED);
 	v->jumped_to = 0;
@@ -638,7 +642,7 @@ uint64_t vtime_hold_begin(void)
  * look that read the skip before it was put back and the stamp after it was lifted would
  * combine the two: lower_bound reads the skip again after the stamp and keeps the lower.
  */
-static void resume_at(unsigned me, struct vtime_core *v, uint64_t t)
+static inline __attribute__((always_inline)) void resume_at(unsigned me, struct vtime_core *v, uint64_t t)
 {
 	uint64_t bound_before = lower_bound(me);
 	set_clock(v, t);
@@ -773,7 +777,9 @@ static inline __attribute__((always_inline)) void notes_looked_now(struct vtime_
 	v->notes_known = true;
 }
 
-bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
+/* noinline: else GCC splits it to inline its first test into vtime_sleep_until_ns, and every
+ * other caller (each message wait's pass) pays a second call and return for the split-off rest */
+__attribute__((noinline)) bool vtime_idle(uint64_t next_ns, uint64_t observer_ns, uint64_t *wake_ticks)
 {
 	if (!vtime_active) {
 		*wake_ticks = timer_ns_to_ticks_ceil(observer_ns < next_ns ? observer_ns : next_ns);
@@ -908,7 +914,7 @@ static void settle_wait(unsigned me, struct vtime_core *v, uint64_t t0, uint64_t
  * A look that falls short begins the wait at the stamped time, before the stamp is lifted, so
  * the bound never shows more than the clock the wait will leave it at.
  */
-static void settle_from(unsigned src)
+static inline __attribute__((always_inline)) void settle_from(unsigned src)
 {
 	unsigned me = this_cpu();
 	struct vtime_core *v = &vt[me];

@@ -41,7 +41,10 @@ static inline uint64_t vtime_now_virtual(void)
 }
 /* This core's clock, ns: its virtual time when active, else the machine's guest time.
  * Inline: benchmarks read it inside their measured spans. */
-static inline uint64_t vtime_now_ns(void) { return vtime_active ? vtime_now_virtual() : timer_now_ns(); }
+static inline __attribute__((always_inline)) uint64_t vtime_now_ns(void)
+{
+	return vtime_active ? vtime_now_virtual() : timer_now_ns();
+}
 /* The same in timer ticks, for the dispatcher's deadlines. */
 uint64_t vtime_now_ticks(void);
 /* Another core's clock as far as it has published it (exact for a waiting core). */

@@ -17,7 +17,7 @@ static uint8_t state[NOC_EP_VIRT_MAX];
 static uint16_t tile[NOC_EP_VIRT_MAX] = {[0 ... NOC_EP_VIRT_MAX - 1] = NOC_EP_NONE};
 static uint16_t home[NOC_EP_VIRT_MAX];
 static uint16_t current[MOSAIC_MAX_HARTS]; /* per core, its own: the running task's endpoint (0: the core) */
-static unsigned nreserved;
+unsigned noc_ep_nreserved; /* read through noc_ep_reserved() */
 static struct spinlock pool_lock = SPINLOCK_INIT("noc-endpoints");
 
 static unsigned idx(unsigned ep) { return ep - NOC_EP_VIRT_BASE; }
@@ -33,7 +33,7 @@ int noc_ep_reserve(unsigned n)
 		if (run == n) {
 			for (unsigned k = i + 1 - n; k <= i; k++)
 				state[k] = EP_RESERVED;
-			nreserved += n;
+			noc_ep_nreserved += n;
 			first = (int)(NOC_EP_VIRT_BASE + i + 1 - n);
 		}
 	}
@@ -48,12 +48,11 @@ void noc_ep_release(unsigned first, unsigned n)
 		if (state[idx(ep)] != EP_FREE) {
 			__atomic_store_n(&tile[idx(ep)], NOC_EP_NONE, __ATOMIC_RELEASE);
 			state[idx(ep)] = EP_FREE;
-			nreserved--;
+			noc_ep_nreserved--;
 		}
 	spin_unlock(&pool_lock, irq);
 }
 
-unsigned noc_ep_reserved(void) { return __atomic_load_n(&nreserved, __ATOMIC_RELAXED); }
 
 int noc_ep_bind(unsigned ep)
 {
@@ -115,7 +114,7 @@ void noc_ep_enter(unsigned ep) { current[this_cpu()] = (uint16_t)ep; }
 unsigned noc_ep_hosted(unsigned core, uint16_t *eps, unsigned max)
 {
 	unsigned n = 0;
-	if (!__atomic_load_n(&nreserved, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&noc_ep_nreserved, __ATOMIC_RELAXED))
 		return 0; /* the common case: no oversubscribed job anywhere */
 	for (unsigned i = 0; i < NOC_EP_VIRT_MAX && n < max; i++)
 		if (__atomic_load_n(&tile[i], __ATOMIC_ACQUIRE) == core &&
