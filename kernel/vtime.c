@@ -509,7 +509,10 @@ static inline __attribute__((always_inline)) bool still_blocked(unsigned me, uin
  * instruction. Without this the whole machine advanced one poll interval per round of
  * jumps, and a longer interval made everything slower in proportion. Every rise of a waiting
  * core's bound must come here (its looks, its wait's end, a hold's end, a stamp lifted, the
- * notes it forgets): a waiter blocked on it otherwise sleeps until VTIME_NUDGED_POLL_US.
+ * notes it forgets): a waiter blocked on it otherwise sleeps until VTIME_NUDGED_POLL_US. A wait's
+ * or a hold's end wakes those its clock lets through; the rest are woken when the core next
+ * begins a wait or a hold, or by its looks (under one host thread a core blocked on a running
+ * one cannot run before that one stops, which it does in a wait; docs/time.md).
  */
 static void wake_registered(unsigned me, uint64_t bound)
 {
@@ -614,6 +617,7 @@ static inline __attribute__((always_inline)) void wait_begin_at(struct vtime_cor
 	v->notes_known = false;
 	__atomic_store_n(&v->waiting, 1, __ATOMIC_RELEASE);
 	fence();
+	wake_waiters((unsigned)(v - vt), t); /* those its end left registered, whose need its clock reached since */
 }
 
 void vtime_wait_begin_active(void) { wait_begin_at(&vt[this_cpu()], vtime_now_ns()); }
@@ -629,12 +633,13 @@ uint64_t vtime_hold_begin(void)
 	__atomic_store_n(&v->wait_start, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&v->own_next, now, __ATOMIC_RELAXED); /* it may send at once when it gets the lock */
 	__atomic_store_n(&v->waiting, 1, __ATOMIC_RELEASE);
+	wake_waiters(this_cpu(), now); /* as a wait's beginning does */
 	return now;
 }
 
 /*
  * Ends a wait or a hold at clock t: the core runs again from exactly t, and the cores blocked
- * on it are woken to poll its rising bound. The wake-ups are the synchronisation's work, not
+ * on it whose need t reaches are woken (the others when it next begins a wait or a hold). The wake-ups are the synchronisation's work, not
  * the simulated machine's, so their instructions are taken back like the wait's own (at a
  * barrier's root they were one IPI per blocked core, on the tree's critical path). Meanwhile
  * the core is published as running but capped at t, as a stamp caps it (vtime_stamp): a look
@@ -652,7 +657,7 @@ static inline __attribute__((always_inline)) void resume_at(unsigned me, struct 
 	__atomic_store_n(&v->waiting, 0, __ATOMIC_SEQ_CST);
 	if (t < bound_before)
 		bound_fell(v, lower_bound(me)); /* it had published a later next event (a wait that ends without a jump) */
-	wake_waiters(me, UINT64_MAX); /* it was published as waiting: those blocked on it sleep till told */
+	wake_waiters(me, t); /* those blocked on it sleep till told: the ones its clock lets through now */
 	set_clock(v, t);
 	if (cap)
 		__atomic_store_n(&v->stamp, UINT64_MAX, __ATOMIC_SEQ_CST);
