@@ -639,13 +639,14 @@ uint64_t vtime_hold_begin(void)
 
 /*
  * Ends a wait or a hold at clock t: the core runs again from exactly t, and the cores blocked
- * on it whose need t reaches are woken (the others when it next begins a wait or a hold). The wake-ups are the synchronisation's work, not
- * the simulated machine's, so their instructions are taken back like the wait's own (at a
- * barrier's root they were one IPI per blocked core, on the tree's critical path). Meanwhile
- * the core is published as running but capped at t, as a stamp caps it (vtime_stamp): a look
- * during the wake-ups may not read the clock they run up, which is put back after them. A
- * look that read the skip before it was put back and the stamp after it was lifted would
- * combine the two: lower_bound reads the skip again after the stamp and keeps the lower.
+ * on it whose need t reaches are woken (the others when it next begins a wait or a hold). The
+ * wake-ups are the synchronisation's work, not the simulated machine's, so their instructions
+ * are taken back like the wait's own (at a barrier's root they were one IPI per blocked core,
+ * on the tree's critical path). Meanwhile the core is published as running but capped at t,
+ * as a stamp caps it (vtime_stamp): a look during the wake-ups may not read the clock they run
+ * up, which is put back after them. A look that read the skip before it was put back and the
+ * stamp after it was lifted would combine the two: lower_bound reads the skip again after the
+ * stamp and keeps the lower.
  */
 static inline __attribute__((always_inline)) void resume_at(unsigned me, struct vtime_core *v, uint64_t t)
 {

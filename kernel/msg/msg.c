@@ -635,8 +635,8 @@ int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, st
 		 * needs no settle at all. Until 2026-11-27 every posted receive settled first: on
 		 * ktest=all at 128 harts 0.51 M settles of named receives, 70 k of which waited
 		 * (docs/time.md, "Posted receives without a settle"). */
-		bool named = !is_user(type) && src != MSG_ANY_SOURCE && (ep->uh_head || ep_has_mail(me, type));
-		for (bool settled = !named;; settled = true) {
+		bool try_unsettled = !is_user(type) && src != MSG_ANY_SOURCE && (ep->uh_head || ep_has_mail(me, type));
+		for (bool settled = !try_unsettled;; settled = true) {
 			if (settled)
 				settle_for(type, src);
 			uint64_t now = noc_now_ns();
