@@ -142,9 +142,9 @@ static void on_read(unsigned int vcpu, void *udata)
 		publish(vcpu, counts[vcpu].n + running_insns);
 }
 
-/* one_thread, a block counted whole: a read marker runs. on_block added the whole block at its
- * start, so the count is exact up to the marker once the `udata` instructions after it, which
- * have not run yet, are taken off. */
+/* one_thread, a block counted whole: a read marker runs. on_whole_block added the whole block at
+ * its start, so the count is exact up to the marker once the `udata` instructions after it,
+ * which have not run yet, are taken off. */
 static void on_read_in_block(unsigned int vcpu, void *udata)
 {
 	if (vcpu < max_vcpus)
@@ -202,7 +202,7 @@ static bool counted_whole(struct qemu_plugin_tb *tb, size_t n)
 	return first >= blocks_start && end <= blocks_end;
 }
 
-/* A block counted whole: its length up to its first WFI goes in on_block's call at its start,
+/* A block counted whole: its length up to its first WFI goes in on_whole_block's call at its start,
  * and each read marker takes off what follows it. */
 static void count_whole_block(struct qemu_plugin_tb *tb, size_t n)
 {
