@@ -99,13 +99,9 @@ static void on_exec(unsigned int vcpu, void *udata)
 	publish(vcpu, counts[vcpu].n += (uintptr_t)udata & CB_LEN_MASK);
 }
 
-/* one_thread: a block begins on vcpu. If another vCPU ran before it, that one stopped at a
- * block's end or at a trap (the inline adds of the segments it did not reach never ran), so
- * its counter is exact and is published now. The running vCPU's own count is not published
- * block by block: with one host thread no other hart runs while it does, so whoever reads
- * its slot next does so after this switch has published it, and the hart itself reads its
- * count through a read marker (on_read). This callback runs for every block executed; it was
- * an eighth of QEMU's host time when it also published the running count (docs/time.md). */
+/* one_thread: vcpu begins a block after another vCPU ran. That one stopped at a block's end or
+ * at a trap (the inline adds of the segments it did not reach never ran, and a block counted
+ * whole stops only at its WFI), so its counter is exact and is published now. */
 static inline void switch_to(unsigned int vcpu)
 {
 	if (running < max_vcpus) {
@@ -116,6 +112,11 @@ static inline void switch_to(unsigned int vcpu)
 	running = vcpu;
 }
 
+/* one_thread: a block begins on vcpu. The running vCPU's own count is not published block by
+ * block: with one host thread no other hart runs while it does, so whoever reads its slot next
+ * does so after a switch has published it, and the hart itself reads its count through a read
+ * marker (on_read). This callback runs for every block executed; it was an eighth of QEMU's host
+ * time when it also published the running count (docs/time.md). */
 static void on_block(unsigned int vcpu, void *udata)
 {
 	(void)udata;

@@ -53,7 +53,6 @@ void noc_ep_release(unsigned first, unsigned n)
 	spin_unlock(&pool_lock, irq);
 }
 
-
 int noc_ep_bind(unsigned ep)
 {
 	if (!noc_ep_is_virtual(ep) || state[idx(ep)] != EP_RESERVED)
@@ -114,7 +113,7 @@ void noc_ep_enter(unsigned ep) { current[this_cpu()] = (uint16_t)ep; }
 unsigned noc_ep_hosted(unsigned core, uint16_t *eps, unsigned max)
 {
 	unsigned n = 0;
-	if (!__atomic_load_n(&noc_ep_nreserved, __ATOMIC_RELAXED))
+	if (!noc_ep_reserved())
 		return 0; /* the common case: no oversubscribed job anywhere */
 	for (unsigned i = 0; i < NOC_EP_VIRT_MAX && n < max; i++)
 		if (__atomic_load_n(&tile[i], __ATOMIC_ACQUIRE) == core &&
