@@ -517,32 +517,50 @@ static inline __attribute__((always_inline)) bool still_blocked(unsigned me, uin
  */
 
 /*
- * Before core `me` wakes waiter c, whose need its bound now reaches: a waiting core that is
- * still short of that need, found from each group's summary and the member it names (the
- * highest such, as a look picks its blocker), or UINT32_MAX. Woken, c would look, find that
- * core short and sleep again: on ktest=all at 128 harts nearly half of the wake-ups ended so,
- * each an IPI, a trap, a look and a WFI. A running core is not taken: its bound rises unseen,
- * and c polls it on a timer only if it registers itself (block_on).
+ * Before core `me` wakes a waiter whose need its bound now reaches: is there a waiting core still
+ * short of that need? Woken, the waiter would look, find that core short and sleep again: on
+ * ktest=all at 128 harts nearly half of the wake-ups ended so, each an IPI, a look and a WFI.
+ * The candidates are read once per walk (read_shorts), not once per waiter: from each group's
+ * summary, the member it names, if it waits and its bound lies below the waker's (every
+ * waiter's need does too). A running core is not taken: its bound rises unseen, and a waiter
+ * polls one on a timer only if it registers itself (block_on). A candidate read is only a hint:
+ * pass_on checks its bound again after registering the waiter.
  */
-static inline __attribute__((always_inline)) unsigned waiting_core_short_of(unsigned me, unsigned c, uint64_t need)
+struct short_core {
+	uint64_t bound;
+	unsigned core;
+};
+
+static inline __attribute__((always_inline)) unsigned read_shorts(unsigned me, uint64_t bound, struct short_core *out)
 {
-	uint64_t highest = 0;
-	unsigned found = UINT32_MAX;
+	unsigned n = 0;
 	for (unsigned gi = 0; gi < group_count; gi++) {
 		uint64_t word = __atomic_load_n(&groups[gi].summary, __ATOMIC_SEQ_CST);
 		unsigned slot = summary_slot(word);
-		if (summary_least(word) >= need || slot >= groups[gi].n)
+		if (summary_least(word) >= bound || slot >= groups[gi].n)
 			continue;
 		const struct vtime_core *m = groups[gi].members[slot];
-		unsigned mc = (unsigned)(m - vt);
-		if (mc == c || mc == me || !__atomic_load_n(&m->waiting, __ATOMIC_ACQUIRE))
+		if (m == &vt[me] || !__atomic_load_n(&m->waiting, __ATOMIC_ACQUIRE))
 			continue;
 		uint64_t lb = lower_bound_at(m, vtime_ns_per_insn);
-		if (lb < need && lb >= highest) {
-			highest = lb;
-			found = mc;
-		}
+		if (lb < bound)
+			out[n++] = (struct short_core){lb, (unsigned)(m - vt)};
 	}
+	return n;
+}
+
+/* Of the candidates, the highest still short of waiter c's need (as a look picks its blocker:
+ * the one likely to get there last), or UINT32_MAX. */
+static inline __attribute__((always_inline)) unsigned short_of(const struct short_core *shorts, unsigned n, unsigned c,
+							       uint64_t need)
+{
+	uint64_t highest = 0;
+	unsigned found = UINT32_MAX;
+	for (unsigned i = 0; i < n; i++)
+		if (shorts[i].bound < need && shorts[i].bound >= highest && shorts[i].core != c) {
+			highest = shorts[i].bound;
+			found = shorts[i].core;
+		}
 	return found;
 }
 
@@ -562,6 +580,8 @@ static inline __attribute__((always_inline)) bool pass_on(unsigned c, unsigned x
 
 static void wake_registered(unsigned me, uint64_t bound)
 {
+	struct short_core shorts[VTIME_GROUPS];
+	unsigned nshorts = UINT32_MAX; /* not read yet: most walks wake nobody */
 	for (unsigned w = 0; w < (MOSAIC_MAX_HARTS + 63) / 64; w++) {
 		uint64_t bits = __atomic_load_n(&vt[me].waiters[w], __ATOMIC_SEQ_CST);
 		for (; bits; bits &= bits - 1) {
@@ -570,7 +590,9 @@ static void wake_registered(unsigned me, uint64_t bound)
 			if (need > bound)
 				continue; /* still short of what it waits for: a wake-up would find it blocked */
 			__atomic_fetch_and(&vt[me].waiters[w], ~(1UL << (c % 64)), __ATOMIC_SEQ_CST);
-			unsigned x = waiting_core_short_of(me, c, need);
+			if (nshorts == UINT32_MAX)
+				nshorts = read_shorts(me, bound, shorts);
+			unsigned x = short_of(shorts, nshorts, c, need);
 			if (x != UINT32_MAX && pass_on(c, x)) {
 				vt[me].passed_on++;
 				continue;
