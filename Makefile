@@ -22,6 +22,7 @@ CROSS    ?= riscv64-unknown-elf-
 CC       := $(CROSS)gcc
 NM       := $(CROSS)nm
 OBJDUMP  := $(CROSS)objdump
+READELF  := $(CROSS)readelf
 GDB      ?= gdb-multiarch
 
 # The hart limit has one source of truth: kernel/config.h.
@@ -46,8 +47,11 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac_zicsr_zifencei$(subst $(eval) ,,$(foreach e,$(KERNEL_ISA_EXTS),_$(e))) -mabi=lp64 -mcmodel=medany \
 	-ffreestanding -fno-builtin-printf -fno-stack-protector -fno-pie \
 	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-toplevel-reorder \
-	-I. -MMD -MP
-LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,--no-warn-rwx-segments
+	-ffunction-sections -I. -MMD -MP
+# -ffunction-sections and -L$(BUILD): linker.ld INCLUDEs $(BUILD)/text_layout.ld, written by
+# scripts/pack-text, which keeps every function within a page it fits in (docs/time.md,
+# "Text packed into pages")
+LDFLAGS := -nostdlib -static -no-pie -Wl,-L,$(BUILD) -Wl,-T,linker.ld -Wl,--no-warn-rwx-segments
 
 # User programs: separate ELF files linked at USER_BASE against picolibc, embedded in the kernel.
 USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz shmtest shmbench spmd jobspawn
@@ -121,7 +125,11 @@ $(BUILD)/%.o: %.S Makefile
 
 # Two links: the first without the kernel's symbol table, the second with it
 # (it sits after all code, so no function moves; gen-ksyms --check proves it).
-$(KERNEL): $(OBJS) linker.ld scripts/gen-ksyms
+$(BUILD)/text_layout.ld: $(OBJS) scripts/pack-text
+	scripts/pack-text --readelf $(READELF) $(OBJS) > $@.tmp
+	mv $@.tmp $@
+
+$(KERNEL): $(OBJS) linker.ld scripts/gen-ksyms scripts/pack-text $(BUILD)/text_layout.ld
 	@mkdir -p $(BUILD)
 	scripts/gen-ksyms --empty > $(BUILD)/ksyms_empty.S
 	$(CC) $(CFLAGS) -c $(BUILD)/ksyms_empty.S -o $(BUILD)/ksyms_empty.o
@@ -130,6 +138,7 @@ $(KERNEL): $(OBJS) linker.ld scripts/gen-ksyms
 	$(CC) $(CFLAGS) -c $(BUILD)/ksyms_table.S -o $(BUILD)/ksyms_table.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(BUILD)/ksyms_table.o
 	scripts/gen-ksyms --nm $(NM) --check $@ $(BUILD)/ksyms_table.S
+	scripts/pack-text --nm $(NM) --check $@
 	$(OBJDUMP) -d -S $@ > $(BUILD)/mosaic.asm
 	$(NM) -n $@ > $(BUILD)/mosaic.sym
 	@echo "built $@ (disassembly $(BUILD)/mosaic.asm, symbols $(BUILD)/mosaic.sym)"
