@@ -165,6 +165,7 @@ struct vtime_group {
 _Static_assert(VTIME_GROUPS <= 32, "look_once keeps the groups it read in a 32-bit mask");
 static struct vtime_group groups[VTIME_GROUPS];
 static unsigned group_count;
+static uint32_t groups_present; /* bit g: group g has members' slots (g < group_count) */
 
 static inline uint64_t summary_least(uint64_t word) { return word >> SUMMARY_LOW_BITS; }
 static inline uint64_t summary_count(uint64_t word) { return word & SUMMARY_COUNT_MASK; }
@@ -273,6 +274,7 @@ void vtime_start(void)
 	}
 	vt[this_cpu()].skip = t0 - vclock_instret() * vtime_ns_per_insn; /* its own count, fresh */
 	group_count = (hart_count + VTIME_GROUP_CORES - 1) / VTIME_GROUP_CORES;
+	groups_present = group_count >= 32 ? UINT32_MAX : (1U << group_count) - 1;
 	for (unsigned g = 0; g < group_count; g++)
 		groups[g].summary = summary_word(0, 0, 0); /* nothing known yet: the first looks read the members */
 	for (unsigned c = 0; c < hart_count; c++) {
@@ -403,15 +405,23 @@ static inline __attribute__((always_inline)) enum look look_once(unsigned me, ui
 	uint64_t read_word[VTIME_GROUPS], read_least[VTIME_GROUPS];
 	unsigned read_slot[VTIME_GROUPS];
 	uint32_t read_mask = 0; /* the groups whose members it read (VTIME_GROUPS <= 32) */
-	for (unsigned gi = 0; gi < group_count; gi++) {
-		struct vtime_group *g = &groups[gi];
-		uint64_t word = __atomic_load_n(&g->summary, __ATOMIC_SEQ_CST), least = summary_least(word);
+	/* Every summary first, unrolled and without a branch: QEMU runs a translated block per
+	 * branch, and most groups' summaries reach the need (a group that does not exist reads as
+	 * 0, short, and is masked off). The groups whose summary is short are looked at below. */
+	uint32_t short_groups = 0;
+	_Pragma("GCC unroll 32")
+	for (unsigned gi = 0; gi < VTIME_GROUPS; gi++) {
+		uint64_t word = __atomic_load_n(&groups[gi].summary, __ATOMIC_SEQ_CST), least = summary_least(word);
 		read_word[gi] = word;
-		if (least >= need) {
-			if (least < least_summary)
-				least_summary = least;
-			continue;
-		}
+		uint64_t is_short = least < need;
+		short_groups |= (uint32_t)is_short << gi;
+		uint64_t reached = least | -is_short; /* UINT64_MAX if short */
+		least_summary = least_summary < reached ? least_summary : reached;
+	}
+	for (uint32_t m = short_groups & groups_present; m; m &= m - 1) {
+		unsigned gi = lowest_bit(m);
+		struct vtime_group *g = &groups[gi];
+		uint64_t word = read_word[gi], least;
 		/* the member the summary names: still short, it blocks the look, and the group need
 		 * not be read (see the groups' comment) */
 		unsigned named = summary_slot(word);
@@ -462,10 +472,12 @@ static inline __attribute__((always_inline)) enum look look_once(unsigned me, ui
 	}
 	vt[me].blocker = lowest_vt ? (uint32_t)(lowest_vt - vt) : UINT32_MAX;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	bool torn = false;
-	for (unsigned gi = 0; gi < group_count; gi++)
-		torn |= summary_count(__atomic_load_n(&groups[gi].summary, __ATOMIC_SEQ_CST)) != summary_count(read_word[gi]);
-	if (torn) {
+	uint32_t torn = 0; /* unrolled, as the first pass */
+	_Pragma("GCC unroll 32")
+	for (unsigned gi = 0; gi < VTIME_GROUPS; gi++)
+		torn |= (uint32_t)(summary_count(__atomic_load_n(&groups[gi].summary, __ATOMIC_SEQ_CST)) !=
+				   summary_count(read_word[gi])) << gi;
+	if (torn & groups_present) {
 		vt[me].blocker = UINT32_MAX; /* torn: the next look reads every core again */
 		return LOOK_TORN;
 	}
