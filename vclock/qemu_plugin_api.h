@@ -77,4 +77,10 @@ void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, qemu_plugin
 unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
 
+/* Drops every callback the plugin registered and flushes the translated code, once no vCPU runs
+ * (asynchronously: the caller's vCPU may run a few more blocks), then calls cb, which registers
+ * the plugin's callbacks anew. */
+typedef void (*qemu_plugin_simple_cb_t)(qemu_plugin_id_t id);
+void qemu_plugin_reset(qemu_plugin_id_t id, qemu_plugin_simple_cb_t cb);
+
 #endif
