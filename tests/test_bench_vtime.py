@@ -17,7 +17,7 @@ def run(*args, timeout=300):
 
 def test_small_machine_gives_a_verdict_with_its_numbers(tmp_path):
     out = tmp_path / "vtime.json"
-    r = run("--harts", 4, "--ways", "serial,conservative", "--out", out)
+    r = run("--harts", 4, "--runs", 1, "--ways", "serial,conservative", "--out", out)
     assert r.returncode == 0, r.stdout + r.stderr
     data = json.loads(out.read_text())
     assert [b["way"] for b in data["boots"]] == ["serial", "conservative"]
