@@ -525,7 +525,9 @@ static inline __attribute__((always_inline)) bool still_blocked(unsigned me, uin
  * notes it forgets): a waiter blocked on it otherwise sleeps until VTIME_NUDGED_POLL_US. A wait's
  * or a hold's end wakes those its clock lets through; the rest are woken when the core next
  * begins a wait or a hold, or by its looks (under one host thread a core blocked on a running
- * one cannot run before that one stops, which it does in a wait; docs/time.md).
+ * one cannot run before that one stops, which it does in a wait; docs/time.md). A waiter whose
+ * need a core's bound reaches, but which another waiting core still holds back, is passed on to
+ * that core instead of woken (pass_on).
  */
 
 /*
