@@ -80,7 +80,8 @@ static uint64_t running_insns;           /* one_thread: executed by `running` si
 static unsigned running = UINT32_MAX;    /* one_thread: whose instructions running_insns holds */
 
 /* count=blocks: the guest's block-counted code [blocks_start, blocks_end), as its hello marker's
- * table names it; empty until then, so everything translated before is counted by segments. */
+ * table names it (nothing is counted before the hello, and every block counted is translated
+ * after it). */
 static bool count_blocks;
 static uint64_t blocks_start, blocks_end;
 
@@ -227,14 +228,19 @@ static bool counted_whole(struct qemu_plugin_tb *tb, size_t n)
 	return first >= blocks_start && end <= blocks_end;
 }
 
+/* The 32-bit word of an uncompressed instruction; 0, which no marker or WFI is, for a compressed one. */
+static uint32_t full_word(struct qemu_plugin_insn *insn)
+{
+	return qemu_plugin_insn_size(insn) == 4 ? decode_word(qemu_plugin_insn_data(insn), 4) : 0;
+}
+
 /* A block counted whole: its length up to its first WFI goes in on_whole_block's call at its start,
  * and each read marker takes off what follows it. */
 static void count_whole_block(struct qemu_plugin_tb *tb, size_t n)
 {
 	size_t counted = n;
 	for (size_t i = 0; i < n; i++) {
-		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		if (qemu_plugin_insn_size(insn) == 4 && decode_word(qemu_plugin_insn_data(insn), 4) == WFI_WORD) {
+		if (full_word(qemu_plugin_tb_get_insn(tb, i)) == WFI_WORD) {
 			counted = i + 1;
 			break;
 		}
@@ -242,8 +248,7 @@ static void count_whole_block(struct qemu_plugin_tb *tb, size_t n)
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_whole_block, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)counted);
 	for (size_t i = 0; i < counted; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		if (qemu_plugin_insn_size(insn) == 4 &&
-		    decode_word(qemu_plugin_insn_data(insn), 4) == VCLOCK_HINT_WORD(VCLOCK_HINT_READ))
+		if (full_word(insn) == VCLOCK_HINT_WORD(VCLOCK_HINT_READ))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_read_in_block, QEMU_PLUGIN_CB_NO_REGS,
 							       (void *)(uintptr_t)(counted - 1 - i));
 	}
@@ -285,11 +290,10 @@ static void tb_trans_uncounted(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	for (size_t i = 0, n = qemu_plugin_tb_n_insns(tb); i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		size_t size = qemu_plugin_insn_size(insn);
-		uint32_t w = decode_word(qemu_plugin_insn_data(insn), size);
-		if (size == 4 && w == VCLOCK_HINT_WORD(VCLOCK_HINT_HELLO))
+		uint32_t w = full_word(insn);
+		if (w == VCLOCK_HINT_WORD(VCLOCK_HINT_HELLO))
 			watch_hello(insn);
-		else if (size == 4 && w == VCLOCK_HINT_WORD(VCLOCK_HINT_READ))
+		else if (w == VCLOCK_HINT_WORD(VCLOCK_HINT_READ))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_read_uncounted, QEMU_PLUGIN_CB_NO_REGS, 0);
 	}
 }
