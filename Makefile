@@ -293,7 +293,7 @@ help:
 	@echo "                  balancing x spin / yield / sleep barriers (virtual clock, ~10 min)"
 	@echo "                  -> build/bench/balance.json, balance.png; scripts/bench-balance --quick"
 	@echo "  make bench-vtime the host time virtual time costs: ktest=all at 128 harts on the serial clock, with the"
-	@echo "                  plugin only, conservative and lax, five boots each (about 3.5 minutes on 2 host cores; idle host) -> build/bench/vtime.json"
+	@echo "                  plugin only, conservative and lax, five boots each (about 3 minutes on 2 host cores; idle host) -> build/bench/vtime.json"
 	@echo "                  (scripts/bench-vtime --icount: every way under -icount -> vtime-icount.json)"
 	@echo "  make prof CMD='...'  guest instructions of one shell command by kernel function and hart (QEMU"
 	@echo "                  exec trace, -icount) -> build/prof/prof.json; PROF_ARGS='--marked --per N --hart C'"
