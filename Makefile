@@ -114,6 +114,8 @@ $(BUILD)/user_programs.o: $(BUILD)/user_programs.S
 
 # every object depends on the flags, which live here
 $(OBJS): Makefile
+# nothing is compiled before scripts/deps has installed the compilers (make -j)
+$(OBJS) $(USER_ELFS) $(VCLOCK) $(MEMWATCH): | deps
 
 $(BUILD)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
