@@ -1,4 +1,4 @@
-"""scripts/alloc-trace turns an alloc_trace=1 console log into a Chrome trace-event file.
+"""scripts/alloc-trace turns an alloc_trace=N console log into a Chrome trace-event file.
 
 Host-only: each test writes a small hand-made log to tmp_path and runs the
 script on it; no QEMU is booted and no kernel build is needed.
@@ -266,7 +266,7 @@ def test_missing_trace_end_with_partial_still_writes(tmp_path):
 def test_log_without_trace_lines_exits_2(tmp_path, body):
     r, events = convert(tmp_path, body, "--partial")
     assert r.returncode == 2
-    assert "no TRACE lines" in r.stderr and "alloc_trace=1" in r.stderr
+    assert "no TRACE lines" in r.stderr and "alloc_trace=4096" in r.stderr
     assert events is None
 
 
@@ -288,5 +288,9 @@ def test_malformed_trace_lines_are_skipped_with_a_warning(tmp_path):
 def test_help_explains_input_and_output():
     r = run("--help")
     assert r.returncode == 0
-    for word in ("LOG", "--out", "-o", "--partial", "TRACE_END", "alloc_trace=1", "Perfetto", "flow", ".trace.json"):
+    for word in ("LOG", "--out", "-o", "--partial", "TRACE_END", "alloc_trace=4096", "Perfetto", "flow", ".trace.json"):
         assert word in r.stdout, word
+    # alloc_trace=1 would keep one event per core: the help must not suggest it
+    assert not re.search(r"alloc_trace=1\b", r.stdout), r.stdout
+    # every column is explained, and for start and end the count is in peer
+    assert re.search(r"^ +start +cores of this micro-kernel's share", r.stdout, re.M), r.stdout

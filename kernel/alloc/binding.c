@@ -94,12 +94,14 @@ struct mk *mk_self(void) { return mk_of(domain_of(this_cpu())); }
 void mk_send_core(struct mk *m, unsigned core, struct alloc_hdr *h, uint32_t len)
 {
 	(void)m;
+	unsigned hops = mesh_hops(this_cpu(), core);
+	/* stamped before the send, which takes its send time no earlier (a credit it waits for moves
+	 * that later): a receive is then never closer to its send than the NoC's latency */
+	trace_event(TR_SEND, h->job, core, (uint64_t)h->kind << 32 | hops);
 	int e = msg_send_typed(MSG_TYPE_ALLOC, (int)core, h->kind, h, len);
 	ASSERT(e == 0); /* cores and lengths are the kernel's own: a failure is a bug */
-	unsigned hops = mesh_hops(this_cpu(), core);
 	if (h->kind != AK_SUBMIT)
 		stats_msg(h->job, h->kind, hops);
-	trace_event(TR_SEND, h->job, core, (uint64_t)h->kind << 32 | hops);
 }
 
 void penv_send(struct mk *m, unsigned to_dom, struct alloc_hdr *h, uint32_t len)

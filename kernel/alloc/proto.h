@@ -89,6 +89,8 @@ void stats_msg(uint32_t job, unsigned kind, unsigned hops);
 void stats_job_reset(uint32_t job);
 void stats_job_get(uint32_t job, uint32_t *msgs, uint32_t *hops);
 void trace_event(unsigned kind, uint32_t job, unsigned peer, uint64_t arg);
+/* Makes every core's trace ring (boot argument alloc_trace=N), at boot (alloc_init). */
+void alloc_trace_init(void);
 void check_claim(uint32_t job, unsigned dom, const uint64_t *mask, uint32_t count);
 void check_release(uint32_t job, unsigned dom, const uint64_t *mask, uint32_t count);
 void alloc_print_mk(unsigned dom);

@@ -36,6 +36,7 @@ const char *alloc_init(void)
 	int p = alloc_policy_parse(policy_arg), s = alloc_scheme_parse(scheme_arg);
 	alloc_cfg.check = check_arg != 0;
 	alloc_world_init();
+	alloc_trace_init();
 	alloc_running = true;
 	if (p < 0) {
 		snprintf(err, sizeof err, "policy: '%s' is not a policy (ac or ab)", policy_arg);
