@@ -18,6 +18,7 @@
 #include "kernel/config.h"
 
 #include "kernel/alloc/core/job.h" /* the policies, schemes, settings and struct job_spec */
+#include "kernel/alloc/core/proto.h" /* struct job_hold */
 
 extern struct alloc_config alloc_cfg;
 
@@ -45,6 +46,11 @@ struct job_report {
 	 * sit at their micro-kernel's tile, so there only the count per domain identifies them */
 	uint64_t cores[2];                        /* real-task mode: core ids, a mask */
 	uint16_t domain_cores[MOSAIC_MAX_HARTS]; /* per domain: how many of its cores it held */
+	/* when each core (partial simulation: each domain's count) was taken and given back, on its
+	 * micro-kernel's clock (struct job_hold); a job holds at most every core, or one share per
+	 * domain, so the array is never short */
+	uint32_t nholds;
+	struct job_hold holds[MOSAIC_MAX_HARTS];
 };
 
 /* Cores a job can be given in all (real-task mode: every pico-kernel; partial

@@ -170,24 +170,37 @@ bool penv_timer(struct mk *m, struct proto_timer *t, uint64_t at_ns)
 
 void penv_report(struct mk *m, const struct home_job *j)
 {
-	struct job_report r = {.job = j->id, .home = m->dom, .status = j->failed_tasks ? JOB_TASK_FAILED : JOB_OK,
-			       .ntasks = j->spec.ntasks, .tag = j->spec.tag, .t_submit_ns = j->t_submit,
-			       .t_alloc_ns = j->t_alloc, .t_start_ns = j->t_start, .t_end_ns = j->t_end,
-			       .duration_us = j->spec.duration_us, .arg = j->spec.arg, .cancels = j->cancels,
-			       .attempts = j->attempts, .failed_tasks = j->failed_tasks, .exit_code = j->exit_code,
-			       .nparts = (uint16_t)j->nparts, .global = j->global};
-	memcpy(r.program, j->spec.program, sizeof r.program);
-	memcpy(r.cores, j->held, sizeof r.cores);
+	/* a few KiB (its holds): from the heap, since a micro-kernel may run this from the idle loop
+	 * of a waiting kernel call, deep in its stack */
+	struct job_report *rp = kmalloc(sizeof *rp);
+	if (!rp)
+		panic("alloc: out of memory for the report of job %u", j->id);
+	struct job_report *r = rp;
+	/* duration_us: the run time a simulated job was given; a real-task job's tasks ran from its
+	 * start (the last task's) to its end */
+	*r = (struct job_report){.job = j->id, .home = m->dom, .status = j->failed_tasks ? JOB_TASK_FAILED : JOB_OK,
+				 .ntasks = j->spec.ntasks, .tag = j->spec.tag, .t_submit_ns = j->t_submit,
+				 .t_alloc_ns = j->t_alloc, .t_start_ns = j->t_start, .t_end_ns = j->t_end,
+				 .duration_us = m->w->partial ? j->spec.duration_us : (j->t_end - j->t_start) / 1000,
+				 .arg = j->spec.arg, .cancels = j->cancels, .attempts = j->attempts,
+				 .failed_tasks = j->failed_tasks, .exit_code = j->exit_code,
+				 .nparts = (uint16_t)j->nparts, .global = j->global};
+	memcpy(r->program, j->spec.program, sizeof r->program);
+	_Static_assert(MOSAIC_MAX_HARTS <= PROTO_MASK_CORES, "a job's holds fit its report");
+	r->nholds = j->nholds <= MOSAIC_MAX_HARTS ? j->nholds : MOSAIC_MAX_HARTS; /* at most its cores or domains */
+	memcpy(r->holds, j->holds, r->nholds * sizeof r->holds[0]);
+	memcpy(r->cores, j->held, sizeof r->cores);
 	for (unsigned i = 0; i < j->nparts; i++)
-		r.domain_cores[j->assign[i].mk] = j->assign[i].count;
-	stats_job_get(j->id, &r.msgs, &r.hops);
+		r->domain_cores[j->assign[i].mk] = j->assign[i].count;
+	stats_job_get(j->id, &r->msgs, &r->hops);
 	if (job_oversubscribed(&j->spec))
 		noc_ep_release(j->spec.ep_first, j->spec.ntasks); /* every task of it has ended */
 	struct msg_request req;
-	int e = msg_isend_typed(MSG_TYPE_ALLOC_REPORT, j->submitter, j->spec.report_tag, &r, sizeof r, false, &req);
+	int e = msg_isend_typed(MSG_TYPE_ALLOC_REPORT, j->submitter, j->spec.report_tag, r, sizeof *r, false, &req);
 	if (!e)
 		e = msg_wait(&req, 0);
 	ASSERT(e == 0);
+	kfree(rp);
 }
 
 void penv_ping_done(struct mk *m, int requester, uint64_t ns, uint32_t reached)

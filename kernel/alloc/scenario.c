@@ -97,21 +97,24 @@ static int run_once(struct scenario *sc, unsigned run, bool json, bool table, ui
 		}
 	}
 	uint64_t deadline_ns = vtime_now_ns() + timeout_s * 1000000000; /* on this core's clock */
-	struct job_report r;
+	struct job_report *r = kmalloc(sizeof *r); /* a few KiB (its holds): not on the stack */
+	if (!r)
+		return -ENOMEM;
 	for (bool header = true; got < sc->n; got++) {
-		if (alloc_collect_by(&r, true, deadline_ns) != 0)
+		if (alloc_collect_by(r, true, deadline_ns) != 0)
 			break;
-		ok += r.status == JOB_OK;
-		if (r.t_submit_ns < first)
-			first = r.t_submit_ns;
-		if (r.t_end_ns > last)
-			last = r.t_end_ns;
+		ok += r->status == JOB_OK;
+		if (r->t_submit_ns < first)
+			first = r->t_submit_ns;
+		if (r->t_end_ns > last)
+			last = r->t_end_ns;
 		if (json)
-			alloc_report_json(&r, run, sc->name);
+			alloc_report_json(r, run, sc->name);
 		if (table)
-			alloc_report_row(&r, header);
+			alloc_report_row(r, header);
 		header = false;
 	}
+	kfree(r);
 	print_run_summary(run, sc->name, sc->n, ok, last > first ? last - first : 0, msgs0, hops0);
 	if (got < sc->n) {
 		char why[120];

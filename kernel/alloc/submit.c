@@ -11,6 +11,7 @@
 #include "kernel/domain.h"
 #include "kernel/errno.h"
 #include "kernel/hart.h"
+#include "kernel/kheap.h"
 #include "kernel/shell.h"
 #include "kernel/utask.h"
 #include "kernel/vtime.h"
@@ -236,20 +237,51 @@ static void format_cores(const struct job_report *r, char *buf, bool json)
 	}
 }
 
+/* The longest hold as text: "[65535,65535,4294967295,18446744073709551615,18446744073709551615],". */
+#define HOLD_TEXT_MAX 72
+
+/* "holds":[[mk,core,count,taken_ns,given_ns],...] (core null in partial simulation) into a
+ * buffer from the heap sized for r's holds; NULL without memory. */
+static char *format_holds(const struct job_report *r)
+{
+	size_t cap = 16 + (size_t)r->nholds * HOLD_TEXT_MAX, len = 0;
+	char *buf = kmalloc(cap);
+	if (!buf)
+		return 0;
+	len += (size_t)snprintf(buf, cap, "\"holds\":[");
+	for (uint32_t i = 0; i < r->nholds; i++) {
+		const struct job_hold *h = &r->holds[i];
+		char core[8];
+		if (h->core == PROTO_HOLD_VIRTUAL)
+			strlcpy(core, "null", sizeof core);
+		else
+			snprintf(core, sizeof core, "%u", h->core);
+		int n = snprintf(buf + len, cap - len, "%s[%u,%s,%u,%lu,%lu]", i ? "," : "", h->mk, core, h->count,
+				 h->t_taken, h->t_given);
+		ASSERT(n >= 0 && (size_t)n < cap - len);
+		len += (size_t)n;
+	}
+	snprintf(buf + len, cap - len, "]");
+	return buf;
+}
+
 void alloc_report_json(const struct job_report *r, unsigned run, const char *scenario)
 {
 	char cores[CORESET_TEXT_MAX];
 	format_cores(r, cores, true);
+	char *holds = format_holds(r);
 	kprintf("ALLOCJOB {\"run\":%u,\"scenario\":\"%s\",\"job\":%u,\"home\":%u,\"tag\":%u,\"ntasks\":%u,\"program\":\"%s\",\"arg\":%lu,"
 		"\"global\":%s,\"status\":%u,\"t_submit_ns\":%lu,\"t_alloc_ns\":%lu,\"t_start_ns\":%lu,"
 		"\"t_end_ns\":%lu,\"wait_ns\":%lu,\"alloc_ns\":%lu,\"duration_us\":%lu,\"msgs\":%u,\"hops\":%u,"
 		"\"cancels\":%u,\"attempts\":%u,\"parts\":%u,\"failed_tasks\":%u,\"exit_code\":%d,"
-		"\"policy\":\"%s\",\"scheme\":\"%s\",\"clock\":\"%s\",%s}\n",
+		"\"policy\":\"%s\",\"scheme\":\"%s\",\"clock\":\"%s\",%s,%s}\n",
 		run, scenario, r->job, r->home, r->tag, r->ntasks, r->program, r->arg, r->global ? "true" : "false", r->status,
 		r->t_submit_ns, r->t_alloc_ns, r->t_start_ns, r->t_end_ns, r->t_start_ns - r->t_submit_ns,
 		r->t_alloc_ns - r->t_submit_ns, r->duration_us, r->msgs, r->hops, r->cancels, r->attempts, r->nparts,
 		r->failed_tasks, r->exit_code, alloc_policy_name(alloc_cfg.policy),
-		alloc_scheme_name(alloc_cfg.scheme), vtime_active ? "virtual" : "serial", cores);
+		alloc_scheme_name(alloc_cfg.scheme), vtime_active ? "virtual" : "serial", cores,
+		holds ? holds : "\"holds\":null");
+	kfree(holds);
 }
 
 void alloc_report_row(const struct job_report *r, bool header)

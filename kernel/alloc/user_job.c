@@ -12,6 +12,7 @@
 #include "kernel/domain.h"
 #include "kernel/errno.h"
 #include "kernel/hart.h"
+#include "kernel/kheap.h"
 #include "kernel/share.h"
 #include "lib/string.h"
 
@@ -68,24 +69,32 @@ int64_t user_job_wait(struct user_job_report *out, bool nowait)
 			core_wait(report_or_kill, 0);
 		if (hart_kill_pending())
 			return -EINTR; /* its jobs' reports become orphans when it ends */
-		struct job_report r;
-		if (alloc_take_report(ALLOC_REPORT_USER, &r))
+		struct job_report *r = kmalloc(sizeof *r); /* a few KiB (its holds): not on a kernel call's stack */
+		if (!r)
+			return -ENOMEM;
+		if (alloc_take_report(ALLOC_REPORT_USER, r)) {
+			kfree(r);
 			return -EAGAIN; /* only with nowait: a blocking wait saw one visible */
+		}
 		unsigned i = 0;
-		while (i < c->n && c->handle[i] != (int32_t)r.tag)
+		while (i < c->n && c->handle[i] != (int32_t)r->tag)
 			i++;
 		if (i == c->n) { /* an earlier task's: thrown away */
 			if (c->orphans)
 				c->orphans--;
+			kfree(r);
 			continue;
 		}
 		c->handle[i] = c->handle[--c->n];
-		*out = (struct user_job_report){.handle = (int32_t)r.tag, .job = r.job, .home = r.home, .status = r.status,
-						.ntasks = r.ntasks, .failed_tasks = r.failed_tasks,
-						.exit_code = r.exit_code, .nparts = r.nparts, .t_submit_ns = r.t_submit_ns,
-						.t_alloc_ns = r.t_alloc_ns, .t_start_ns = r.t_start_ns,
-						.t_end_ns = r.t_end_ns, .cores = {r.cores[0], r.cores[1]}};
-		return (int32_t)r.tag;
+		*out = (struct user_job_report){.handle = (int32_t)r->tag, .job = r->job, .home = r->home,
+						.status = r->status, .ntasks = r->ntasks,
+						.failed_tasks = r->failed_tasks, .exit_code = r->exit_code,
+						.nparts = r->nparts, .t_submit_ns = r->t_submit_ns,
+						.t_alloc_ns = r->t_alloc_ns, .t_start_ns = r->t_start_ns,
+						.t_end_ns = r->t_end_ns, .cores = {r->cores[0], r->cores[1]}};
+		int32_t tag = (int32_t)r->tag;
+		kfree(r);
+		return tag;
 	}
 }
 
@@ -103,8 +112,12 @@ bool user_job_reap(void)
 	struct core_jobs *c = mine();
 	if (!c->orphans || c->n || !alloc_report_visible(ALLOC_REPORT_USER))
 		return false; /* with jobs of the running task outstanding, its job_wait sorts them */
-	struct job_report r;
-	if (alloc_take_report(ALLOC_REPORT_USER, &r))
+	struct job_report *r = kmalloc(sizeof *r);
+	if (!r)
+		return false;
+	int e = alloc_take_report(ALLOC_REPORT_USER, r);
+	kfree(r);
+	if (e)
 		return false;
 	c->orphans--;
 	return true;

@@ -41,7 +41,7 @@ KTEST_STANDALONE(alloc, local_job_sends_no_message)
 	strlcpy(s.program, layout.partial ? ALLOC_SIM_PROGRAM : "compute", sizeof s.program);
 	KT_ASSERT(alloc_domain_cores(0) >= 1);
 	KT_ASSERT_EQ(alloc_submit(&s, 0), 0);
-	struct job_report r;
+	static struct job_report r; /* a few KiB: not on the stack */
 	KT_ASSERT_EQ(alloc_collect(&r, true, 60000000), 0);
 	KT_ASSERT_EQ(r.status, JOB_OK);
 	KT_ASSERT(!r.global);
@@ -80,7 +80,7 @@ KTEST_STANDALONE(alloc, bad_input_refused)
 	KT_ASSERT_EQ(scenario("0 0 0 xx", 0, 0, 0), 2);     /* malformed scenario */
 	KT_ASSERT_EQ(scenario("corners", 0, 0, 0), 2);      /* missing argument */
 	KT_ASSERT_EQ(alloc_submit(&s, &why), 0);
-	struct job_report r;
+	static struct job_report r; /* a few KiB: not on the stack */
 	KT_ASSERT_EQ(alloc_collect(&r, true, 60000000), 0);
 	KT_ASSERT_EQ(r.status, JOB_OK);
 }
@@ -144,7 +144,7 @@ KTEST_STANDALONE(alloc, link_failure_under_adaptive)
 		n++;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		struct job_report r;
+		static struct job_report r; /* a few KiB: not on the stack */
 		KT_ASSERT_EQ(alloc_collect(&r, true, 60000000), 0);
 		KT_ASSERT_EQ(r.status, JOB_OK);
 	}

@@ -135,6 +135,7 @@ static void free_job(struct home_job *j)
 	penv_free(j->commit_count);
 	penv_free(j->commit_mask);
 	penv_free(j->assign);
+	penv_free(j->holds);
 	penv_free(j);
 }
 
@@ -149,6 +150,7 @@ void proto_mk_destroy(struct mk *m)
 		struct run_part *p = m->parts;
 		m->parts = p->next;
 		penv_part_free(m, p);
+		penv_free(p->holds);
 		penv_free(p);
 	}
 	while (m->held) {
@@ -550,7 +552,7 @@ void proto_receive(struct mk *m, struct alloc_hdr *h, uint32_t len)
 		run_task_done(m, h);
 		break;
 	case AK_PART_DONE:
-		run_part_done(m, h);
+		run_part_done(m, h, len);
 		break;
 	case AK_PING:
 		if (h->flags & AF_DIRECT)

@@ -95,6 +95,7 @@ struct alloc_hdr {
 	uint16_t attempt;
 	uint64_t t_submit;
 	uint64_t t_event;  /* PART_DONE: when the part started; TASK_DONE: the task's start */
+	/* PART_DONE's body: its share's struct job_hold entries, as many as its length holds (spawn.c) */
 	uint32_t need;
 	uint32_t count;    /* RESP: cores; ECHO: nodes reached; PART_DONE: tasks; LINKDOWN: the other end */
 	int32_t value;     /* TASK_DONE, PART_DONE: the (first non-zero) exit code */
@@ -126,6 +127,21 @@ struct spawn_assign {
 	uint16_t mk;
 	uint16_t count;
 };
+
+/*
+ * A job's hold of cores, for its record: cores of micro-kernel `mk` taken for the job when that
+ * micro-kernel started its share (the spawn reached it) and given back when it freed them (real
+ * tasks: one core, when its task's end reached the micro-kernel; partial simulation: the share's
+ * `count` virtual cores, at its run's end). Both times are on that micro-kernel's clock, so the
+ * holds of one core by different jobs compare on one clock. PART_DONE carries its share's.
+ */
+struct job_hold {
+	uint16_t mk;
+	uint16_t core;  /* PROTO_HOLD_VIRTUAL in partial simulation */
+	uint32_t count; /* 1 in real-task mode */
+	uint64_t t_taken, t_given;
+};
+#define PROTO_HOLD_VIRTUAL 0xffff
 
 /* Fixed-pattern directions. */
 enum { PROP_E = 1, PROP_W = 2, PROP_N = 4, PROP_S = 8, PROP_TRUNK = 16 };
@@ -174,6 +190,8 @@ struct home_job {
 	uint64_t (*commit_mask)[PROTO_MASK_WORDS];
 	uint64_t held[PROTO_MASK_WORDS]; /* the cores it was mapped onto (real-task mode) */
 	struct spawn_assign *assign;     /* per domain it runs on: how many cores (nparts entries) */
+	struct job_hold *holds;          /* what its shares' PART_DONEs said, for the report */
+	uint32_t nholds, holds_cap;      /* holds_cap: its cores (real tasks) or nparts (partial) */
 };
 
 /* Tasks of one job running on one micro-kernel's cores. */
@@ -186,6 +204,8 @@ struct run_part {
 	int32_t exit_code;
 	uint64_t mask[PROTO_MASK_WORDS]; /* real-task mode: the cores */
 	uint64_t t_start;     /* latest start of its tasks */
+	struct job_hold *holds; /* real tasks: one per core, in core order; partial simulation: one */
+	uint32_t nholds;
 	struct proto_timer timer; /* partial simulation: the run's end */
 	void *env;            /* the home's own record of the part (real-task mode: its tasks) */
 	char program[ALLOC_PROGRAM_MAX];
@@ -334,7 +354,7 @@ void ab_periodic(struct mk *m);
 void home_satisfied(struct mk *m, struct home_job *j);
 void spawn_receive(struct mk *m, const struct alloc_hdr *h, uint32_t len);
 void run_task_done(struct mk *m, const struct alloc_hdr *h);
-void run_part_done(struct mk *m, const struct alloc_hdr *h);
+void run_part_done(struct mk *m, const struct alloc_hdr *h, uint32_t len);
 void run_part_timer(struct mk *m, struct run_part *p);
 void run_reap(struct mk *m);
 

@@ -143,6 +143,12 @@ void home_satisfied(struct mk *m, struct home_job *j)
 			j->assign[i++] = (struct spawn_assign){(uint16_t)d, take[d]};
 	penv_free(take);
 	__builtin_memcpy(j->held, chosen, sizeof j->held); /* for the report: which cores it held */
+	penv_free(j->holds);
+	j->holds_cap = w->partial ? nassign : job_cores(&j->spec);
+	j->nholds = 0;
+	j->holds = penv_alloc((j->holds_cap ? j->holds_cap : 1) * sizeof *j->holds);
+	if (!j->holds)
+		penv_panic(m, "alloc: out of memory for the holds of job %u", j->id);
 	uint32_t len;
 	uint8_t *msg = build_spawn(m, j, nassign, chosen, &len);
 	struct alloc_hdr *h = (struct alloc_hdr *)msg;
@@ -178,22 +184,30 @@ void home_satisfied(struct mk *m, struct home_job *j)
  * the job's report reaches finds nothing of it left on this micro-kernel. */
 static void part_finished(struct mk *m, struct run_part *p, bool forget)
 {
-	struct alloc_hdr h = {.kind = AK_PART_DONE, .job = p->job, .home = p->home, .count = p->count,
-			      .failed = p->failed, .value = p->exit_code, .t_event = p->t_start};
+	uint32_t len = sizeof(struct alloc_hdr) + p->nholds * sizeof(struct job_hold);
+	uint8_t *msg = penv_alloc(len);
+	if (!msg)
+		penv_panic(m, "alloc: out of memory for the end of a part of job %u", p->job);
+	struct alloc_hdr *h = (struct alloc_hdr *)msg;
+	*h = (struct alloc_hdr){.kind = AK_PART_DONE, .job = p->job, .home = p->home, .count = p->count,
+				.failed = p->failed, .value = p->exit_code, .t_event = p->t_start};
+	__builtin_memcpy(h + 1, p->holds, p->nholds * sizeof(struct job_hold));
 	if (forget) {
 		struct run_part **pp = &m->parts;
 		while (*pp != p)
 			pp = &(*pp)->next;
 		*pp = p->next;
 		penv_part_free(m, p);
+		penv_free(p->holds);
 		penv_free(p);
 	}
-	if (h.home == m->dom) {
-		h.from = m->dom;
-		run_part_done(m, &h);
+	if (h->home == m->dom) {
+		h->from = m->dom;
+		run_part_done(m, h, len);
 	} else {
-		mk_send(m, h.home, &h, sizeof h);
+		mk_send(m, h->home, h, len);
 	}
+	penv_free(msg);
 	m->dirty = true;
 }
 
@@ -202,6 +216,7 @@ void run_part_timer(struct mk *m, struct run_part *p)
 {
 	m->nfree += p->count;
 	penv_hold(m, p->job, p->mask, p->count, false);
+	p->holds[0].t_given = penv_now(m);
 	p->done = p->count;
 	penv_trace(m, TR_END, p->job, p->count, 0);
 	part_finished(m, p, false); /* its timer's record is the home's until it is done: freed by run_reap */
@@ -223,6 +238,21 @@ static void start_part(struct mk *m, const struct alloc_hdr *h, const struct spa
 	__builtin_memcpy(p->program, b->program, sizeof p->program);
 	p->program[ALLOC_PROGRAM_MAX - 1] = 0;
 	p->t_start = penv_now(m);
+	/* the cores are the job's from here until each is given back (struct job_hold) */
+	p->nholds = m->w->partial ? 1 : x;
+	p->holds = penv_alloc(p->nholds * sizeof *p->holds);
+	if (!p->holds)
+		penv_panic(m, "alloc: out of memory for a running job");
+	if (m->w->partial) {
+		p->holds[0] = (struct job_hold){.mk = m->dom, .core = PROTO_HOLD_VIRTUAL, .count = x, .t_taken = p->t_start};
+	} else {
+		uint32_t i = 0;
+		for (MASK_EACH(mine, c))
+			if (i < x)
+				p->holds[i++] = (struct job_hold){.mk = m->dom, .core = (uint16_t)c, .count = 1,
+								  .t_taken = p->t_start};
+		p->nholds = i;
+	}
 	p->next = m->parts;
 	m->parts = p;
 	penv_trace(m, TR_START, p->job, x, h->home);
@@ -307,6 +337,9 @@ void run_task_done(struct mk *m, const struct alloc_hdr *h)
 		p->exit_code = h->value;
 	if (h->t_event > p->t_start)
 		p->t_start = h->t_event;
+	for (uint32_t i = 0; i < p->nholds; i++)
+		if (p->holds[i].core == core)
+			p->holds[i].t_given = penv_now(m);
 	uint64_t one[PROTO_MASK_WORDS] = {0};
 	mask_set(one, core);
 	penv_hold(m, h->job, one, 1, false);
@@ -320,12 +353,20 @@ void run_task_done(struct mk *m, const struct alloc_hdr *h)
 }
 
 /* At the home: one micro-kernel's share of the job ended; the last one ends the job. */
-void run_part_done(struct mk *m, const struct alloc_hdr *h)
+void run_part_done(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 {
 	struct home_job *j = home_find(m, h->job), **pp;
 	if (!j || j->state != HJ_RUNNING || !j->parts_pending) {
 		penv_fail(m, "home %u: end of a part of job %u it does not run", m->dom, h->job);
 		return;
+	}
+	uint32_t n = (len - sizeof *h) / sizeof(struct job_hold);
+	if ((len - sizeof *h) % sizeof(struct job_hold) || n > j->holds_cap - j->nholds)
+		penv_fail(m, "home %u: the end of a part of job %u has %u bytes of holds", m->dom, h->job,
+			  len - (uint32_t)sizeof *h);
+	else {
+		__builtin_memcpy(j->holds + j->nholds, h + 1, n * sizeof(struct job_hold));
+		j->nholds += n;
 	}
 	j->failed_tasks += h->failed;
 	if (h->value && !j->exit_code)
@@ -344,6 +385,7 @@ void run_part_done(struct mk *m, const struct alloc_hdr *h)
 	penv_free(j->commit_count);
 	penv_free(j->commit_mask);
 	penv_free(j->assign);
+	penv_free(j->holds);
 	penv_free(j);
 }
 
@@ -359,6 +401,7 @@ void run_reap(struct mk *m)
 		}
 		*pp = p->next;
 		penv_part_free(m, p);
+		penv_free(p->holds);
 		penv_free(p);
 	}
 }
