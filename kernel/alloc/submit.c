@@ -305,25 +305,21 @@ void alloc_report_row(const struct job_report *r, bool header)
 
 /* ---- the shell ---- */
 
+/* The shell keeps the records of the last SHELL_REPORTS jobs it took (bounded memory, a few MiB at
+ * most); every record is printed by the `jobs` that takes it, as it arrives, so none is lost to a
+ * full table, and `jobs` says how many of the earlier ones it no longer keeps. */
 #define SHELL_REPORTS 256
-static struct job_report shell_reports[SHELL_REPORTS]; /* the shell's own: the last jobs it submitted */
-static unsigned shell_nreports;
+static struct job_report shell_reports[SHELL_REPORTS]; /* ring: the last SHELL_REPORTS taken */
+static unsigned shell_nreports;                        /* taken in all */
 static uint32_t shell_tag;
 
-/* Takes every report that has arrived for the shell's core (block: wait for all outstanding). */
-static unsigned shell_collect(bool block, uint64_t timeout_us, bool json)
+static void shell_print(const struct job_report *r, bool json, bool *header)
 {
-	unsigned got = 0;
-	struct job_report r;
-	/* one deadline for all the reports, on this core's clock (virtual time: the simulated machine's) */
-	uint64_t deadline_ns = block && timeout_us ? vtime_now_ns() + timeout_us * 1000 : 0;
-	while (alloc_outstanding() && alloc_collect_by(&r, block, deadline_ns) == 0) {
-		shell_reports[shell_nreports++ % SHELL_REPORTS] = r;
-		if (json)
-			alloc_report_json(&r, 0, "");
-		got++;
-	}
-	return got;
+	if (json)
+		alloc_report_json(r, 0, "");
+	else
+		alloc_report_row(r, *header);
+	*header = false;
 }
 
 SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS] [cores C] [place pinned|rr|speed] [wait spin|yield|sleep]",
@@ -402,18 +398,32 @@ SHELL_CMD(jobs, "jobs [wait [SECONDS]] [json]",
 			return SHELL_USAGE;
 		}
 	}
-	shell_collect(wait, secs * 1000000, false);
-	unsigned n = shell_nreports < SHELL_REPORTS ? shell_nreports : SHELL_REPORTS;
-	unsigned first = shell_nreports - n;
-	for (unsigned i = 0; i < n; i++) {
-		const struct job_report *r = &shell_reports[(first + i) % SHELL_REPORTS];
-		if (json)
-			alloc_report_json(r, 0, "");
-		else
-			alloc_report_row(r, i == 0);
+	/* first the records kept from earlier `jobs`, then each new one as it is taken (streamed:
+	 * a wait for 1,000 jobs prints every record, whatever the table keeps) */
+	bool header = true;
+	unsigned kept = shell_nreports < SHELL_REPORTS ? shell_nreports : SHELL_REPORTS, earlier = shell_nreports;
+	for (unsigned i = 0; i < kept; i++)
+		shell_print(&shell_reports[(shell_nreports - kept + i) % SHELL_REPORTS], json, &header);
+	/* one deadline for all the reports, on this core's clock (virtual time: the simulated machine's) */
+	uint64_t deadline_ns = wait && secs ? vtime_now_ns() + secs * 1000000000 : 0;
+	while (alloc_outstanding()) {
+		struct job_report *r = &shell_reports[shell_nreports % SHELL_REPORTS];
+		if (alloc_collect_by(r, wait, deadline_ns))
+			break;
+		shell_nreports++;
+		shell_print(r, json, &header);
 	}
-	kprintf("jobs: %u ended, %u still in the system (policy %s, scheme %s)\n", shell_nreports, alloc_outstanding(),
-		alloc_policy_name(alloc_cfg.policy), alloc_scheme_name(alloc_cfg.scheme));
+	unsigned taken = shell_nreports - earlier, not_kept = earlier - kept;
+	kprintf("jobs: %u ended, %u still in the system (policy %s, scheme %s); %u records printed", shell_nreports,
+		alloc_outstanding(), alloc_policy_name(alloc_cfg.policy), alloc_scheme_name(alloc_cfg.scheme),
+		kept + taken);
+	if (not_kept)
+		kprintf(", %u earlier ones not kept (the shell keeps the last %u; each was printed by the 'jobs' that took it)",
+			not_kept, SHELL_REPORTS);
+	kprintf("\n");
+	if (json)
+		kprintf("ALLOCJOBS {\"ended\":%u,\"open\":%u,\"printed\":%u,\"new\":%u,\"not_kept\":%u,\"kept_max\":%u}\n",
+			shell_nreports, alloc_outstanding(), kept + taken, taken, not_kept, SHELL_REPORTS);
 	if (wait && alloc_outstanding()) {
 		char why[80];
 		snprintf(why, sizeof why, "jobs wait: %u jobs did not end within %lu s", alloc_outstanding(), secs);
