@@ -346,6 +346,11 @@ struct split_bench {
 	volatile uint32_t step;
 	uint64_t step_ns; /* the poster's clock at the last step (handshake_post) */
 	uint64_t caller_instr[MAX_REPS], serve_instr[MAX_REPS];
+	/* each side from its start to the send of its message, on the clock the NoC stamps sends
+	 * with (vtime_now_ns): only that part lies on the round trip's path, what follows the send
+	 * (the network interface's work; the master's return) overlaps the message's flight */
+	uint64_t caller_c0[MAX_REPS], serve_c0[MAX_REPS];
+	uint64_t caller_to_send[MAX_REPS], serve_to_reply[MAX_REPS];
 	uint32_t req_len, reply_len;
 	uint64_t req_flight_ns, reply_flight_ns;
 };
@@ -388,13 +393,16 @@ static void split_side(void *arg)
 			if (h) {
 				s->req_len = h->len;
 				s->req_flight_ns = h->t_deliver_ns - h->t_send_ns;
+				s->caller_to_send[k] = h->t_send_ns - s->caller_c0[k];
 			} else {
 				note_err(-ENOENT);
 			}
 			uint64_t n0 = master_calls_served(me);
+			uint64_t c0 = vtime_active ? 0 : timer_now_ns(); /* serial clock: read outside the window */
 			if (split_marked)
 				prof_begin();
 			uint64_t i0 = fine_clock();
+			s->serve_c0[k] = vtime_active ? i0 : c0;
 			bool served = master_serve_one();
 			uint64_t i1 = fine_clock();
 			if (split_marked)
@@ -407,9 +415,11 @@ static void split_side(void *arg)
 			uint64_t a[6] = {0};
 			split_wait(s, 4 * r + 1);
 			settle(); /* the fake reply is visible */
+			uint64_t c0 = vtime_active ? 0 : timer_now_ns();
 			if (split_marked)
 				prof_begin();
 			uint64_t i0 = fine_clock();
+			s->caller_c0[k] = vtime_active ? i0 : c0;
 			int64_t v = kcall(KC_HEAP_GROW, a, 0, 0);
 			uint64_t i1 = fine_clock();
 			if (split_marked)
@@ -426,6 +436,7 @@ static void split_side(void *arg)
 			if (!e) {
 				s->reply_len = st.len;
 				s->reply_flight_ns = st.t_deliver_ns - st.t_send_ns;
+				s->serve_to_reply[k] = st.t_send_ns - s->serve_c0[k];
 			}
 			if (ret < 0)
 				note_err(WRONG_RESULT);
@@ -446,9 +457,10 @@ static void bench_split(unsigned caller)
 	kprintf("bench-kernel: {\"kind\": \"split\", \"core\": %u, \"master\": %u, \"hops\": %u, "
 		"\"caller_instructions\": %lu, \"master_serve_instructions\": %lu, \"request_bytes\": %u, "
 		"\"reply_bytes\": %u, \"request_flight_ns\": %lu, \"reply_flight_ns\": %lu, \"model_request_ns\": %lu, "
-		"\"model_reply_ns\": %lu}\n",
+		"\"model_reply_ns\": %lu, \"caller_to_send_ns\": %lu, \"master_to_reply_ns\": %lu}\n",
 		caller, s.master, h, median_u64(s.caller_instr, reps), median_u64(s.serve_instr, reps), s.req_len, s.reply_len,
-		s.req_flight_ns, s.reply_flight_ns, noc_model_ns(h, s.req_len), noc_model_ns(h, s.reply_len));
+		s.req_flight_ns, s.reply_flight_ns, noc_model_ns(h, s.req_len), noc_model_ns(h, s.reply_len),
+		median_u64(s.caller_to_send, reps), median_u64(s.serve_to_reply, reps));
 }
 
 /* ---- k pico-kernels calling at once ---- */

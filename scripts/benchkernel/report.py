@@ -23,9 +23,12 @@ def print_summary(clock, s):
     print(f"  core  hops  round trip: {CLOCK_COLUMNS[clock][0]:>11}  {CLOCK_COLUMNS[clock][1]}")
     for f in s["forwarded"]:
         print(f"  {f['core']:4d}  {f['hops']:4d}  {f['time_ns']:23d}  {f['instret_delta']:{len(CLOCK_COLUMNS[clock][1])}d}")
-    print(f"  where it goes (core {de['core']}, {de['hops']} hop): round trip {de['round_trip_ns']} ns = NoC flights "
-          f"{de['noc_flights_ns']} (model {de['noc_model_ns']}) + caller {de['caller_instructions']} + master serve "
-          f"{de['master_serve_instructions']} instructions + rest {de['rest_ns']}")
+    print(f"  where it goes (core {de['core']}, {de['hops']} hop): round trip {de['round_trip_ns']} ns = caller to its "
+          f"send {de['caller_to_send_ns']} + NoC flights {de['noc_flights_ns']} (model {de['noc_model_ns']}) + master "
+          f"to its reply's send {de['master_to_reply_ns']} + rest {de['rest_ns']} (wake-ups, taking the reply)")
+    print(f"  after the sends: caller {de['caller_after_send_ns']} (the rest of its send, during the flight, and "
+          f"taking the reply), master {de['master_after_reply_ns']} (off the path); of "
+          f"{de['caller_instructions']} and {de['master_serve_instructions']} instructions in all")
     print(f"  request {sp['request_bytes']} B, reply {sp['reply_bytes']} B")
     print("contention: k callers at once, each making reps calls")
     print("     k  mean ns  median ns   max ns  max services  makespan/call ns  mean / k=1")

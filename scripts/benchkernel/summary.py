@@ -18,17 +18,29 @@ def summarise(rows):
     local_time = local["batch_time_ns"] / local["batch_calls"]
     floor = split["request_flight_ns"] + split["reply_flight_ns"]
     software = split["caller_instructions"] + split["master_serve_instructions"]
+    # The round trip's path: the caller up to its request's send, the request's flight, the master up
+    # to its reply's send, the reply's flight. Neither side can see a message before it is delivered,
+    # so what is left (the wake-ups and the caller's taking of the reply) is never negative. What each
+    # side does after its send (the network interface's work, the master's return) overlaps the flight
+    # and is off the path: counting all of each side's software made "rest" negative.
+    path = split["caller_to_send_ns"] + floor + split["master_to_reply_ns"]
     decomposition = {
         "core": fwd["core"], "hops": fwd["hops"],
         "round_trip_ns": fwd["instret_delta"],
+        "caller_to_send_ns": split["caller_to_send_ns"],
         "noc_flights_ns": floor,
         "noc_model_ns": split["model_request_ns"] + split["model_reply_ns"],
+        "master_to_reply_ns": split["master_to_reply_ns"],
+        "rest_ns": fwd["instret_delta"] - path,
+        "caller_after_send_ns": split["caller_instructions"] - split["caller_to_send_ns"],
+        "master_after_reply_ns": split["master_serve_instructions"] - split["master_to_reply_ns"],
         "caller_instructions": split["caller_instructions"],
         "master_serve_instructions": split["master_serve_instructions"],
-        "rest_ns": fwd["instret_delta"] - floor - software,
-        "note": "round trip = NoC flights + caller's and master's software + rest; rest = wake-ups (interrupts, "
-                "idle-loop checks) minus the software that ran while a message was in flight (negative: more "
-                "overlap than wake-up cost)",
+        "note": "round trip = caller up to its request's send + request flight + master up to its reply's send "
+                "+ reply flight + rest; rest = the master's and the caller's wake-ups and the caller's taking of "
+                "the reply (never negative: no message is seen before its delivery); caller_after_send is the rest "
+                "of the caller's send, during the request's flight, and its taking of the reply (in rest); "
+                "master_after_reply runs during the reply's flight, off the path",
     }
     base = contention[0]["mean_ns"] if contention else None
     for c in contention:
