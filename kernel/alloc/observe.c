@@ -84,10 +84,9 @@ static const char *const trace_names[] = {
 	[TR_END] = "end", [TR_REPORT] = "report",
 };
 
-/* Every core's ring is made at boot, before the clocks start: made at a core's first event, its
- * allocation ran on that core's clock between the event and its stamp (a pico-kernel's first
- * event, its TASK_DONE send, was stamped tens of microseconds after its receiver's recv) and
- * perturbed the run it records. A core left without one counts its events as dropped. */
+/* Every core's ring is made at boot, before the clocks start: a ring made at a core's first event
+ * would cost that core tens of microseconds of its own clock inside the run it records (and
+ * between the event and its stamp). A core left without one counts its events as dropped. */
 void alloc_trace_init(void)
 {
 	if (!trace_depth)

@@ -305,8 +305,8 @@ void alloc_report_row(const struct job_report *r, bool header)
 
 /* ---- the shell ---- */
 
-/* The shell keeps the records of the last SHELL_REPORTS jobs it took (bounded memory, a few MiB at
- * most); every record is printed by the `jobs` that takes it, as it arrives, so none is lost to a
+/* The shell keeps the records of the last SHELL_REPORTS jobs it took (bounded memory: under 1 MiB);
+ * every record is printed by the `jobs` that takes it, as it arrives, so none is lost to a
  * full table, and `jobs` says how many of the earlier ones it no longer keeps. */
 #define SHELL_REPORTS 256
 static struct job_report shell_reports[SHELL_REPORTS]; /* ring: the last SHELL_REPORTS taken */
@@ -414,13 +414,13 @@ SHELL_CMD(jobs, "jobs [wait [SECONDS]] [json]",
 		shell_print(r, json, &header);
 	}
 	unsigned taken = shell_nreports - earlier, not_kept = earlier - kept;
-	kprintf("jobs: %u ended, %u still in the system (policy %s, scheme %s); %u records printed", shell_nreports,
-		alloc_outstanding(), alloc_policy_name(alloc_cfg.policy), alloc_scheme_name(alloc_cfg.scheme),
-		kept + taken);
+	char lost[120] = "";
 	if (not_kept)
-		kprintf(", %u earlier ones not kept (the shell keeps the last %u; each was printed by the 'jobs' that took it)",
-			not_kept, SHELL_REPORTS);
-	kprintf("\n");
+		snprintf(lost, sizeof lost, ", %u earlier ones not kept (the shell keeps the last %u; each was printed "
+			 "by the 'jobs' that took it)", not_kept, SHELL_REPORTS);
+	kprintf("jobs: %u ended, %u still in the system (policy %s, scheme %s); %u records printed%s\n",
+		shell_nreports, alloc_outstanding(), alloc_policy_name(alloc_cfg.policy),
+		alloc_scheme_name(alloc_cfg.scheme), kept + taken, lost);
 	if (json)
 		kprintf("ALLOCJOBS {\"ended\":%u,\"open\":%u,\"printed\":%u,\"new\":%u,\"not_kept\":%u,\"kept_max\":%u}\n",
 			shell_nreports, alloc_outstanding(), kept + taken, taken, not_kept, SHELL_REPORTS);

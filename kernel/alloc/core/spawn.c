@@ -361,10 +361,10 @@ void run_part_done(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 		return;
 	}
 	uint32_t n = (len - sizeof *h) / sizeof(struct job_hold);
-	if ((len - sizeof *h) % sizeof(struct job_hold) || n > j->holds_cap - j->nholds)
+	if ((len - sizeof *h) % sizeof(struct job_hold) || n > j->holds_cap - j->nholds) {
 		penv_fail(m, "home %u: the end of a part of job %u has %u bytes of holds", m->dom, h->job,
 			  len - (uint32_t)sizeof *h);
-	else {
+	} else {
 		__builtin_memcpy(j->holds + j->nholds, h + 1, n * sizeof(struct job_hold));
 		j->nholds += n;
 	}
