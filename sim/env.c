@@ -229,6 +229,11 @@ void penv_report(struct mk *m, const struct home_job *j)
 	if (!r->assign)
 		penv_panic(m, "out of memory for a report");
 	memcpy(r->assign, j->assign, j->nparts * sizeof *r->assign);
+	r->nholds = j->nholds;
+	r->holds = malloc((j->nholds ? j->nholds : 1) * sizeof *r->holds);
+	if (!r->holds)
+		penv_panic(m, "out of memory for a report");
+	memcpy(r->holds, j->holds, j->nholds * sizeof *r->holds);
 	uint64_t got = 0;
 	for (unsigned k = 0; k < j->nparts; k++)
 		got += j->assign[k].count;

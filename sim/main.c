@@ -327,8 +327,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mosaic-sim: %.3f s host time, %llu events, %.0f events/s\n", secs,
 			(unsigned long long)S.events, secs > 0 ? (double)S.events / secs : 0.0);
 	fflush(stdout);
-	for (unsigned i = 0; i < sc.n; i++)
+	for (unsigned i = 0; i < sc.n; i++) {
 		free(S.jobs[i].assign);
+		free(S.jobs[i].holds);
+	}
 	ev_reset();
 	net_fini();
 	env_fini();

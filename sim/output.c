@@ -73,6 +73,16 @@ static void print_job_json(FILE *f, unsigned i, const struct sim_job *j)
 			fprintf(f, "],\"domain_cores\":[");
 			for (unsigned k = 0; k < j->nparts; k++)
 				fprintf(f, k ? ",[%u,%u]" : "[%u,%u]", j->assign[k].mk, j->assign[k].count);
+			fprintf(f, "],\"holds\":[");
+			for (unsigned k = 0; k < j->nholds; k++) {
+				const struct job_hold *h = &j->holds[k];
+				fprintf(f, k ? ",[%u," : "[%u,", h->mk);
+				if (h->core == PROTO_HOLD_VIRTUAL)
+					fprintf(f, "null");
+				else
+					fprintf(f, "%u", h->core);
+				fprintf(f, ",%u,%llu,%llu]", h->count, (ull)h->t_taken, (ull)h->t_given);
+			}
 			fputc(']', f);
 		}
 	}

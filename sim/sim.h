@@ -109,6 +109,8 @@ struct sim_job {
 	bool global;
 	struct spawn_assign *assign; /* nparts entries */
 	uint64_t cores[PROTO_MASK_WORDS];
+	struct job_hold *holds;      /* nholds entries: when each core (each share) was taken and given back */
+	uint32_t nholds;
 };
 
 /* ---- the simulation (env.c, run.c) ---- */

@@ -120,3 +120,22 @@ def test_jobs_wait_json_prints_every_record_of_300_jobs(boot):
     assert json.loads(JOBS_LINE.findall(second)[-1])["not_kept"] == n - 256
     assert f"{n - 256} earlier ones not kept (the shell keeps the last 256" in second
     assert check_holds(jobs, per_mk_limit=8) >= 1
+
+
+def test_the_simulators_records_check_out_the_same_way():
+    """The simulator runs the same protocol core and prints the same holds (its clock: each
+    micro-kernel's simulated time): real tasks on a 6x6 mesh whose jobs take cores in turn, and a
+    random partial simulation of 8 virtual cores per micro-kernel."""
+    r = subprocess.run(["make", "-s", "sim"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    sim = str(ROOT / "build" / "sim" / "mosaic-sim")
+
+    def jobs(*args):
+        p = subprocess.run([sim, "--json", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)["jobs"]
+
+    real = jobs("--real", "--mesh", "6x6", "--scenario", "corners 2")
+    assert len(real) == 4 and all(len(j["holds"]) == j["ntasks"] for j in real)
+    assert check_holds(real) >= 1
+    assert check_holds(jobs("--scenario", "random 1 100"), per_mk_limit=8) >= 1
