@@ -72,6 +72,9 @@ VTIME_BOOTARG := $(if $(filter 0,$(VTIME)),,vtime=1 )
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
 
+# a recipe that fails (pack-text --check, gen-ksyms --check) leaves no target that make would take as built
+.DELETE_ON_ERROR:
+
 .PHONY: sim bench-sim all deps check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance bench-vtime prof clean help
 
 all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
