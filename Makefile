@@ -13,6 +13,7 @@ VTIME    ?= 1
 SEEDS    ?= 20
 SEED0    ?=
 FUZZ_ARGS ?=
+SCENARIO ?=
 # handed to recipes through the environment, so quotes inside BOOTARGS survive
 export BOOTARGS
 # read by scripts/mosaiclib.py: 0 boots without the vclock plugin
@@ -70,7 +71,8 @@ OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 # repeated boot argument counts
 VTIME_BOOTARG := $(if $(filter 0,$(VTIME)),,vtime=1 )
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
-	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock)
+	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock) \
+	$(if $(SCENARIO),--scenario $(SCENARIO))
 
 # a recipe that fails (pack-text --check, gen-ksyms --check) leaves no target that make would take as built
 .DELETE_ON_ERROR:
@@ -322,6 +324,8 @@ help:
 	@echo "                  (needs ACCEL=single: QEMU refuses -icount with multi-threaded TCG)"
 	@echo "  MESH=WxH        NoC mesh geometry, W*H = HARTS (default: the most square, W >= H)"
 	@echo "  MEM=256M        guest memory"
+	@echo "  SCENARIO=FILE   qemu, qemu-gdb, run: a job list written on the host (one job per line), loaded as the"
+	@echo "                  initrd and run at boot (mosaic-run --scenario FILE; docs/allocation.md, \"Scenario files\")"
 	@echo "  VTIME=1         1: every boot (qemu, run, test, mosaic-run) on per-core virtual clocks;"
 	@echo "                  0: the machine's serial clock, without the vclock plugin (docs/time.md);"
 	@echo "                  benchmarks run the clocks they name; vtime_sync=1 in BOOTARGS: lax"

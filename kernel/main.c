@@ -1,7 +1,7 @@
 /*
  * kmain: the boot hart's path from OpenSBI to the shell, top to bottom.
  * Device tree -> console -> per-hart data -> traps -> boot arguments -> pages
- * -> other harts -> what the boot arguments ask (ktest, cmd) -> shell or poweroff.
+ * (and the host's scenario file, the initrd) -> other harts -> what the boot arguments ask (ktest, cmd) -> shell or poweroff.
  */
 #include "kernel/config.h"
 #include "kernel/platform.h"
@@ -115,6 +115,7 @@ void kmain(uint64_t hartid, const void *fdt)
 	vclock_init();
 	bootargs_parse_kernel(plat.bootargs, report_bootarg_error);
 	page_alloc_init();
+	scenario_file_load(); /* the initrd's pages are the allocator's from here on */
 	irq_enable();
 
 	harts[boot_cpu].online_time = boot_entry_time;

@@ -18,6 +18,8 @@ extern char __kernel_start[], __kernel_end[];
 static struct spinlock page_lock = SPINLOCK_INIT("pages");
 static uint64_t *bitmap;
 static uint64_t mem_base, npages, nfree, nreserved, hint;
+static uint64_t initrd_first, initrd_pages; /* the initrd's pages, held until page_release_initrd */
+static bool initrd_clash;                    /* the initrd overlaps another reservation: not held */
 
 static inline bool bit_test(uint64_t i) { return bitmap[i / 64] & (1UL << (i % 64)); }
 static inline void bit_set(uint64_t i) { bitmap[i / 64] |= 1UL << (i % 64); }
@@ -42,6 +44,29 @@ static void reserve_range(uint64_t start, uint64_t size)
 		}
 }
 
+/* The initrd's pages (platform.c checked it lies in memory), unless one of them is reserved
+ * already: then the initrd overlaps the kernel, the device tree or the firmware, is not held,
+ * and its reader refuses it. Whole pages, so releasing them frees nothing else. */
+static void reserve_initrd(void)
+{
+	initrd_pages = 0;
+	if (!plat.initrd.size)
+		return;
+	uint64_t first = (plat.initrd.base - mem_base) / PAGE_SIZE;
+	uint64_t last = (plat.initrd.base + plat.initrd.size - mem_base + PAGE_SIZE - 1) / PAGE_SIZE;
+	for (uint64_t i = first; i < last; i++)
+		if (bit_test(i)) {
+			initrd_clash = true;
+			return;
+		}
+	for (uint64_t i = first; i < last; i++)
+		bit_set(i);
+	nfree -= last - first;
+	nreserved += last - first;
+	initrd_first = first;
+	initrd_pages = last - first;
+}
+
 void page_alloc_init(void)
 {
 	mem_base = plat.memory.base;
@@ -57,7 +82,21 @@ void page_alloc_init(void)
 	reserve_range((uint64_t)plat.fdt, plat.fdt_size);
 	for (unsigned i = 0; i < plat.nreserved; i++)
 		reserve_range(plat.reserved[i].base, plat.reserved[i].size);
+	reserve_initrd();
 	hint = 0;
+}
+
+bool page_initrd_held(void) { return initrd_pages != 0; }
+
+void page_release_initrd(void)
+{
+	uint64_t s = spin_lock(&page_lock);
+	for (uint64_t i = initrd_first; i < initrd_first + initrd_pages; i++)
+		bit_clear(i);
+	nfree += initrd_pages;
+	nreserved -= initrd_pages;
+	initrd_pages = 0;
+	spin_unlock(&page_lock, s);
 }
 
 void *page_alloc(size_t n)
@@ -143,6 +182,11 @@ SHELL_CMD(mem, "mem", "memory map and page allocator usage")
 	for (unsigned i = 0; i < plat.nreserved; i++)
 		kprintf("reserved %016lx-%016lx  (firmware)\n", plat.reserved[i].base,
 			plat.reserved[i].base + plat.reserved[i].size);
+	if (plat.initrd.size)
+		kprintf("initrd   %016lx-%016lx  %lu bytes (the scenario file: %s)\n", plat.initrd.base,
+			plat.initrd.base + plat.initrd.size, plat.initrd.size,
+			initrd_clash ? "overlaps the kernel, device tree or firmware: refused"
+			: page_initrd_held() ? "reserved until it is read" : "read, its pages given back");
 	kprintf("pages    %lu total, %lu reserved, %lu in use, %lu free (%lu KiB free)\n", st.total, st.reserved,
 		st.total - st.reserved - st.free, st.free, st.free * PAGE_SIZE / 1024);
 	kprintf("heap     %lu objects in use, %lu pages kept for small objects\n", kheap_live_objects(),

@@ -180,6 +180,38 @@ static void read_test_device(const void *fdt)
 		plat.test_base = 0;
 }
 
+/* A /chosen address: one cell or two (Linux's bindings allow both). */
+static bool chosen_addr(const void *fdt, int chosen, const char *name, uint64_t *out)
+{
+	int len;
+	const void *p = fdt_getprop(fdt, chosen, name, &len);
+	if (!p || (len != 4 && len != 8))
+		return false;
+	*out = fdt_read_cells(p, (uint32_t)len / 4);
+	return true;
+}
+
+/* The initrd, checked to lie inside memory: its pages are kept from the page allocator until
+ * it is read (kernel/alloc/scenario_file.c). */
+static void read_initrd(const void *fdt)
+{
+	int chosen = fdt_path_offset(fdt, "/chosen");
+	uint64_t start, end;
+	bool has_start = chosen >= 0 && chosen_addr(fdt, chosen, "linux,initrd-start", &start);
+	bool has_end = chosen >= 0 && chosen_addr(fdt, chosen, "linux,initrd-end", &end);
+	plat.initrd = (struct mem_range){0, 0};
+	plat.initrd_error = 0;
+	if (!has_start && !has_end)
+		return;
+	uint64_t mem_end = plat.memory.base + plat.memory.size;
+	if (!has_start || !has_end)
+		plat.initrd_error = "the device tree gives only one end of the initrd";
+	else if (end < start || start < plat.memory.base || end > mem_end)
+		plat.initrd_error = "the device tree's initrd does not lie in memory";
+	else
+		plat.initrd = (struct mem_range){start, end - start};
+}
+
 const char *platform_init(const void *fdt)
 {
 	if (!fdt_check_header(fdt))
@@ -192,6 +224,7 @@ const char *platform_init(const void *fdt)
 	read_plic(fdt);
 	read_sswi(fdt);
 	read_test_device(fdt);
+	read_initrd(fdt);
 	const char *ba = fdt_getprop_string(fdt, fdt_path_offset(fdt, "/chosen"), "bootargs");
 	plat.bootargs = ba ? ba : "";
 	return 0;

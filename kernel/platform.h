@@ -46,6 +46,11 @@ struct platform {
 	int sswi_index[MOSAIC_MAX_HARTS];         /* each cpu's SETSSIP register, -1 if none */
 
 	const char *bootargs;                     /* /chosen/bootargs, "" if absent */
+
+	/* The initrd QEMU loaded (-initrd: /chosen linux,initrd-start/end), the host's scenario
+	 * file; size 0 if there is none or it is refused (initrd_error says why). */
+	struct mem_range initrd;
+	const char *initrd_error;
 };
 
 extern struct platform plat;

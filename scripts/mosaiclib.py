@@ -28,6 +28,14 @@ def max_harts():
     return int(re.search(r"#define MOSAIC_MAX_HARTS (\d+)", text).group(1))
 
 
+def scenario_limits():
+    """A scenario's limits from kernel/alloc/core/scenario_gen.h, the one source of truth:
+    {'max_jobs', 'max_bytes', 'max_line'}."""
+    text = (ROOT / "kernel" / "alloc" / "core" / "scenario_gen.h").read_text()
+    get = lambda name: int(re.search(rf"#define {name} (\d+)", text).group(1))  # noqa: E731
+    return {"max_jobs": get("SCEN_MAX_JOBS"), "max_bytes": get("SCEN_FILE_MAX"), "max_line": get("SCEN_LINE_MAX")}
+
+
 def check_harts(harts):
     """Returns an error message for a hart count Mosaic cannot boot, or None."""
     limit = max_harts()
@@ -119,8 +127,10 @@ def memwatch_arguments(watch_arg, plugin=MEMWATCH_PLUGIN):
 
 
 def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", icount=False, mem="256M",
-                 gdb_port=None, interactive=False, vclock=None, watch=None, cpu=None):
+                 gdb_port=None, interactive=False, vclock=None, watch=None, cpu=None, initrd=None):
     """The QEMU command line of a Mosaic boot. vclock: load the vclock plugin (None: vclock_default());
+    initrd: a host file QEMU loads into guest memory and names in the device tree (-initrd), which the
+    kernel reads at boot as its scenario file ('scenario file', docs/allocation.md);
     watch: the memwatch plugin's argument string (parse_watch), or None; cpu: a -cpu model
     (None: the virt machine's default, which has every ISA extension the kernel is built for)."""
     if accel not in ("single", "multi"):
@@ -132,6 +142,8 @@ def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", i
            "-smp", str(harts), "-m", mem, "-no-reboot", "-accel", f"tcg,thread={accel}"]
     if cpu:
         cmd += ["-cpu", cpu]
+    if initrd is not None:
+        cmd += ["-initrd", str(initrd)]
     if icount:
         # one guest instruction = 1 ns; virtual time jumps over idle periods instead of sleeping
         cmd += ["-icount", "shift=0,align=off,sleep=off"]

@@ -30,7 +30,7 @@ uint64_t sim_rand(void) /* splitmix64: seeded by --seed, the only randomness */
 
 /* ---- job id -> scenario job ---- */
 
-#define JOB_SLOTS 1024 /* > 2 x SIM_MAX_JOBS: open addressing stays short */
+#define JOB_SLOTS (4 * SIM_MAX_JOBS) /* > 2 x SIM_MAX_JOBS: open addressing stays short */
 static uint32_t slot_id[JOB_SLOTS];
 static int16_t slot_idx[JOB_SLOTS];
 

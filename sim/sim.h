@@ -16,9 +16,10 @@
 #include <stdio.h>
 #include "kernel/alloc/core/proto_env.h"
 #include "drivers/noc/timing.h"
+#include "kernel/alloc/core/scenario_gen.h"
 
 #define SIM_MAX_SIDE 128         /* meshes 1x1 .. 128x128 */
-#define SIM_MAX_JOBS 256         /* as the kernel's SCENARIO_MAX_JOBS */
+#define SIM_MAX_JOBS SCEN_MAX_JOBS /* as the kernel's scenarios */
 #define SIM_MAX_LINKFAILS 16
 
 /* ---- options (main.c) ---- */

@@ -13,6 +13,7 @@
 #ifndef KERNEL_ALLOC_ALLOC_H
 #define KERNEL_ALLOC_ALLOC_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include "kernel/config.h"
@@ -53,6 +54,12 @@ struct job_report {
 	struct job_hold holds[MOSAIC_MAX_HARTS];
 };
 
+/* Reads the host's scenario file (the initrd) at boot, on the boot hart before the others run,
+ * and gives the initrd's pages to the page allocator (kernel/alloc/scenario_file.c). */
+void scenario_file_load(void);
+/* The file's text and length (NULL: none); or why it was refused at boot (NULL: it was not). */
+const char *scenario_file_get(const char **text, size_t *len);
+
 /* Cores a job can be given in all (real-task mode: every pico-kernel; partial
  * simulation: every micro-kernel's virtual cores). */
 uint32_t alloc_machine_cores(void);
@@ -68,6 +75,9 @@ uint32_t alloc_domain_cores(unsigned dom);
  * Each error is explained on the console with `why` set (may be NULL).
  */
 int alloc_submit(const struct job_spec *s, const char **why);
+/* alloc_submit's checks of s alone, submitting nothing: 0 or its error and why (a scenario
+ * checks all its jobs before it submits the first). */
+int alloc_check(const struct job_spec *s, const char **why);
 
 /* Takes one report that arrived for this core (block: wait for one, up to timeout_us of this
  * core's clock: its virtual clock under virtual time, 0 = forever). 0, -EAGAIN if none (in time). */

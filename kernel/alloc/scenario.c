@@ -21,16 +21,15 @@
 #include "lib/string.h"
 #include "kernel/vtime.h"
 
-#define SCENARIO_MAX_JOBS 256
-
 extern uint64_t alloc_kind_msgs[AK_KINDS], alloc_kind_hops[AK_KINDS];
 extern uint64_t alloc_violations;
 
 struct scenario {
 	char name[48];
 	unsigned n;
-	struct job_spec jobs[SCENARIO_MAX_JOBS];
-	uint64_t offset_us[SCENARIO_MAX_JOBS];
+	struct job_spec jobs[SCEN_MAX_JOBS];
+	uint64_t offset_us[SCEN_MAX_JOBS];
+	uint32_t line[SCEN_MAX_JOBS]; /* a file's jobs: each one's line */
 	uint32_t domain_cores[MOSAIC_MAX_HARTS];
 };
 
@@ -46,13 +45,27 @@ static bool generate(struct scenario *sc, const char *spec, char *err, unsigned 
 				 .partial = layout.partial, .machine_cores = alloc_machine_cores(),
 				 .domain_cores = sc->domain_cores, .programs = real_programs,
 				 .nprograms = sizeof real_programs / sizeof *real_programs};
-	struct scen_jobs out = {.jobs = sc->jobs, .offset_us = sc->offset_us, .max = SCENARIO_MAX_JOBS};
+	const char *refusal = scenario_file_get(&m.file_text, &m.file_len);
+	struct scen_jobs out = {.jobs = sc->jobs, .offset_us = sc->offset_us, .line = sc->line, .max = SCEN_MAX_JOBS};
 	struct scen_error e;
 	bool ok = scen_generate(spec, &m, &out, &e);
-	if (!ok)
+	if (!ok && e.code == SCEN_NO_FILE && refusal)
+		snprintf(err, errlen, "refused at boot: %s", refusal);
+	else if (!ok)
 		scen_error_text(&e, err, errlen, snprintf);
+	/* every job is checked as its submission will be, so a refused one submits none */
+	for (unsigned i = 0; ok && i < out.n; i++) {
+		const char *why;
+		if (alloc_check(&sc->jobs[i], &why)) {
+			if (!strcmp(out.name, "file"))
+				snprintf(err, errlen, "line %u: job %u refused: %s", sc->line[i], i + 1, why);
+			else
+				snprintf(err, errlen, "job %u refused: %s", i + 1, why);
+			ok = false;
+		}
+	}
 	sc->n = out.n;
-	strlcpy(sc->name, ok ? out.name : "", sizeof sc->name);
+	strlcpy(sc->name, ok || (out.name && !strcmp(out.name, "file")) ? out.name : "", sizeof sc->name);
 	return ok;
 }
 
@@ -139,10 +152,10 @@ int alloc_scenario(const char *spec, unsigned reps, bool json, bool table, uint6
 	if (!sc)
 		return -ENOMEM;
 	memset(sc, 0, sizeof *sc);
-	char err[160];
+	char err[256];
 	int status = 0;
 	if (!generate(sc, spec, err, sizeof err)) {
-		kprintf("scenario: %s\n", err);
+		kprintf("scenario%s%s: %s\n", sc->name[0] ? " " : "", sc->name, err);
 		status = 2;
 	}
 	for (unsigned r = 0; r < reps && !status; r++)
@@ -154,9 +167,9 @@ int alloc_scenario(const char *spec, unsigned reps, bool json, bool table, uint6
 	return status;
 }
 
-SHELL_CMD(scenario, "scenario NAME|\"T HOME N[/C] WHAT;...\" [ARGS] [repeat R] [timeout S] [quiet]",
-	  "run a job scenario and wait for it: fig22 [US], corners K [US], simul N K [US], random SEED N [US], or a list "
-	  "(N/C: N tasks on C cores, real tasks only)")
+SHELL_CMD(scenario, "scenario NAME [ARGS]|file|T,HOME,N[/C],WHAT+... [repeat R] [timeout S] [quiet]",
+	  "run a job scenario and wait for it: fig22 [US], corners K [US], simul N K [US], random SEED N [US], "
+	  "the file given at boot (mosaic-run --scenario FILE), or a list (N/C: N tasks on C cores, real tasks only)")
 {
 	uint64_t reps = 1, timeout = 60;
 	bool quiet = false;
@@ -188,14 +201,29 @@ SHELL_CMD(scenario, "scenario NAME|\"T HOME N[/C] WHAT;...\" [ARGS] [repeat R] [
 static char scenario_arg[BOOTARG_STR_MAX];
 BOOTARG_STR("scenario", scenario_arg, "run this job scenario at boot (as the shell's 'scenario' command)");
 
-/* The boot argument runs before any cmd=: see kernel/main.c. */
+/* The boot argument runs before any cmd=: see kernel/main.c. Its words are split here, not by
+ * the shell, whose 15 words would hold only 3 jobs of the spaced list form. */
 int alloc_boot_scenario(void)
 {
 	if (!scenario_arg[0])
 		return 0;
-	char line[BOOTARG_STR_MAX + 16];
-	snprintf(line, sizeof line, "scenario %s", scenario_arg);
-	return shell_exec(line);
+	char buf[BOOTARG_STR_MAX], *argv[BOOTARG_STR_MAX / 2 + 2] = {"scenario"};
+	int argc = 1;
+	strlcpy(buf, scenario_arg, sizeof buf);
+	for (char *p = buf; *p;) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = 0;
+		if (*p)
+			argv[argc++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	argv[argc] = 0;
+	kprintf("mosaic> scenario %s\n", scenario_arg);
+	int r = shcmd_scenario(argc, argv);
+	if (r == SHELL_USAGE)
+		kprintf("usage: %s\n", __shcmd_scenario.usage);
+	return r == SHELL_USAGE_SHOWN ? SHELL_USAGE : r;
 }
 
 /* ---- propagation benchmark and link failures ---- */

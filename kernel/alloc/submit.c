@@ -82,9 +82,8 @@ static int check_oversub(const struct job_spec *s, char *msg, unsigned len, cons
 	return 0;
 }
 
-int alloc_submit(const struct job_spec *spec, const char **why)
+int alloc_check(const struct job_spec *s, const char **why)
 {
-	struct job_spec copy = *spec, *s = &copy; /* its endpoints are filled in below */
 	static char msgs[MOSAIC_MAX_HARTS][128]; /* each submitting core its own */
 	char *msg = msgs[this_cpu()];
 	const char *w = 0;
@@ -119,6 +118,18 @@ int alloc_submit(const struct job_spec *spec, const char **why)
 	} else if (!layout.partial && s->duration_us) {
 		w = "a run time is for partial simulation; real tasks run until they exit", e = -EINVAL;
 	}
+	if (why)
+		*why = w;
+	return e;
+}
+
+int alloc_submit(const struct job_spec *spec, const char **why)
+{
+	struct job_spec copy = *spec, *s = &copy; /* its endpoints are filled in below */
+	static char msgs[MOSAIC_MAX_HARTS][128]; /* each submitting core its own */
+	char *msg = msgs[this_cpu()];
+	const char *w = 0;
+	int e = alloc_check(s, &w);
 	if (!e && job_oversubscribed(s)) {
 		int first = noc_ep_reserve(s->ntasks); /* given back by the home when the job ends */
 		if (first < 0) {

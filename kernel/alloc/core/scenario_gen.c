@@ -26,19 +26,24 @@ static size_t find(struct word w, char c)
 	return i;
 }
 
-/* Splits s[0..len) at spaces into at most max words; how many it found (stopping at max,
- * so max + 1 reports "too many" to a caller that wants exactly max). */
+/* Whether c separates a job's fields (or a name's numbers): a space, a tab or a comma. */
+static bool field_sep(char c) { return c == ' ' || c == '\t' || c == ','; }
+/* Whether c separates the jobs of an in-line list: ';' or '+' (the one needs no quoting in cmd=). */
+static bool job_sep(char c) { return c == ';' || c == '+'; }
+
+/* Splits s[0..len) at field separators into at most max words; how many it found (stopping at
+ * max, so max + 1 reports "too many" to a caller that wants exactly max). */
 static unsigned split(const char *s, size_t len, struct word *f, unsigned max)
 {
 	unsigned nf = 0;
 	size_t i = 0;
 	while (nf < max) {
-		while (i < len && s[i] == ' ')
+		while (i < len && field_sep(s[i]))
 			i++;
 		if (i == len)
 			break;
 		f[nf].s = s + i;
-		while (i < len && s[i] != ' ')
+		while (i < len && !field_sep(s[i]))
 			i++;
 		f[nf].n = (size_t)(s + i - f[nf].s);
 		nf++;
@@ -136,22 +141,80 @@ static bool list_job(const struct scen_machine *m, struct scen_jobs *out, struct
 	return true;
 }
 
-/* A list: its jobs separated by ';'. */
+/* An in-line list: its jobs separated by job_sep. */
 static bool parse_list(const struct scen_machine *m, const char *spec, struct scen_jobs *out, struct scen_error *e)
 {
 	const char *p = spec;
 	while (*p) {
 		struct word job = {p, 0};
-		while (p[job.n] && p[job.n] != ';')
+		while (p[job.n] && !job_sep(p[job.n]))
 			job.n++;
 		if (!list_job(m, out, job, e))
 			return false;
-		p += job.n + (p[job.n] == ';');
+		p += job.n + (p[job.n] != 0);
 		if (out->n >= out->max && *p)
 			return refuse(e, SCEN_TOO_MANY, 0, out->max);
 	}
 	if (!out->n)
 		return refuse(e, SCEN_NO_JOBS, 0, 0);
+	return true;
+}
+
+static bool refuse_line(struct scen_error *e, enum scen_code code, unsigned line, uint64_t limit)
+{
+	refuse(e, code, 0, limit);
+	e->line = line;
+	return false;
+}
+
+/* A file from the host (untrusted): lines of ASCII text, each a job as in a list or blank,
+ * '#' beginning a comment; every refusal names its line. */
+static bool parse_file(const struct scen_machine *m, struct scen_jobs *out, struct scen_error *e)
+{
+	const char *text = m->file_text;
+	size_t len = m->file_len, i = 0;
+	if (len > SCEN_FILE_MAX) {
+		refuse(e, SCEN_FILE_BIG, 0, SCEN_FILE_MAX);
+		e->value = len;
+		return false;
+	}
+	for (unsigned line = 1; i < len; line++) {
+		size_t start = i;
+		while (i < len && text[i] != '\n')
+			i++;
+		bool newline = i < len;
+		size_t n = i - start;
+		if (newline && n && text[i - 1] == '\r')
+			n--; /* a CRLF line end */
+		i += newline;
+		for (size_t k = 0; k < n; k++) {
+			unsigned char c = (unsigned char)text[start + k];
+			if (c != '\t' && (c < 0x20 || c > 0x7e)) {
+				refuse_line(e, SCEN_FILE_BINARY, line, 0);
+				e->value = c;
+				e->column = (unsigned)(k + 1);
+				return false;
+			}
+		}
+		if (n > SCEN_LINE_MAX)
+			return refuse_line(e, SCEN_LINE_LONG, line, SCEN_LINE_MAX);
+		if (!newline)
+			return refuse_line(e, SCEN_FILE_NO_NEWLINE, line, 0);
+		struct word job = {text + start, find((struct word){text + start, n}, '#')};
+		struct word f[1];
+		if (!split(job.s, job.n, f, 1))
+			continue; /* blank, or only a comment */
+		if (out->n >= out->max)
+			return refuse_line(e, SCEN_TOO_MANY, line, out->max);
+		if (out->line)
+			out->line[out->n] = line;
+		if (!list_job(m, out, job, e)) {
+			e->line = line;
+			return false;
+		}
+	}
+	if (!out->n)
+		return refuse(e, SCEN_FILE_EMPTY, 0, 0);
 	return true;
 }
 
@@ -232,8 +295,18 @@ bool scen_generate(const char *spec, const struct scen_machine *m, struct scen_j
 		out->name = scen_names[which];
 		return named(m, which, w, nw, out, e);
 	}
+	if (nw && w[0].n == 4 && !__builtin_memcmp(w[0].s, "file", 4)) {
+		out->name = "file";
+		if (nw > 1)
+			return refuse(e, SCEN_FILE_USAGE, 0, 0);
+		if (!m->file_text)
+			return refuse(e, SCEN_NO_FILE, 0, 0);
+		return parse_file(m, out, e);
+	}
 	/* a list starts with a number (its first job's time); anything else was meant as a name */
-	struct word first = nw ? (struct word){w[0].s, find(w[0], ';')} : (struct word){spec, 0};
+	struct word first = {nw ? w[0].s : spec, 0};
+	while (nw && first.n < w[0].n && !job_sep(first.s[first.n]))
+		first.n++;
 	uint64_t t;
 	if (first.n == 0 || first.n >= 24 || !num(first, &t)) {
 		*e = (struct scen_error){.code = SCEN_UNKNOWN, .word = first.s, .word_len = (unsigned)first.n};
@@ -247,6 +320,12 @@ void scen_error_text(const struct scen_error *e, char *buf, size_t size, scen_pr
 {
 	unsigned job = e->job;
 	unsigned long limit = (unsigned long)e->limit;
+	if (e->line && size) { /* a file's refusal names its line first */
+		int n = pf(buf, size, "line %u: ", e->line);
+		if (n < 0 || (size_t)n >= size)
+			return;
+		buf += n, size -= (size_t)n;
+	}
 	switch (e->code) {
 	case SCEN_OK: pf(buf, size, "no error"); break;
 	case SCEN_UNKNOWN: {
@@ -255,7 +334,7 @@ void scen_error_text(const struct scen_error *e, char *buf, size_t size, scen_pr
 		for (int i = 0; i < SCEN_NAMES && len > 0 && (size_t)len < size; i++)
 			len += pf(buf + len, size - (size_t)len, "%s%s", i ? ", " : "", scen_names[i]);
 		if (len > 0 && (size_t)len < size)
-			pf(buf + len, size - (size_t)len, "; or a list 'T_US HOME NTASKS[/C] WHAT;...')");
+			pf(buf + len, size - (size_t)len, ", file; or a list 'T_US,HOME,NTASKS[/C],WHAT+...')");
 		break;
 	}
 	case SCEN_USAGE:
@@ -275,7 +354,21 @@ void scen_error_text(const struct scen_error *e, char *buf, size_t size, scen_pr
 	case SCEN_JOB_CORES: pf(buf, size, "job %u: cores C must be 1..NTASKS (%lu)", job, limit); break;
 	case SCEN_JOB_PROGRAM_LONG: pf(buf, size, "job %u: a program name has at most %lu characters", job, limit); break;
 	case SCEN_JOB_RANGE: pf(buf, size, "job %u: home or time out of range", job); break;
-	case SCEN_TOO_MANY: pf(buf, size, "more than %lu jobs", limit); break;
+	case SCEN_TOO_MANY: pf(buf, size, "more than %lu jobs (the most a scenario holds)", limit); break;
 	case SCEN_NO_JOBS: pf(buf, size, "no jobs"); break;
+	case SCEN_FILE_EMPTY: pf(buf, size, "no jobs in the file (only blank lines and comments)"); break;
+	case SCEN_FILE_USAGE: pf(buf, size, "usage: file (the jobs of the scenario file given at boot)"); break;
+	case SCEN_NO_FILE:
+		pf(buf, size, "no file was given at boot (scripts/mosaic-run --scenario FILE loads one as the initrd)");
+		break;
+	case SCEN_FILE_BIG:
+		pf(buf, size, "the scenario file has %lu bytes, more than %lu", (unsigned long)e->value, limit);
+		break;
+	case SCEN_FILE_BINARY:
+		pf(buf, size, "column %u: byte 0x%02lx is not text (a scenario file is lines of ASCII text)", e->column,
+		   (unsigned long)e->value);
+		break;
+	case SCEN_LINE_LONG: pf(buf, size, "longer than %lu characters", limit); break;
+	case SCEN_FILE_NO_NEWLINE: pf(buf, size, "the file ends inside this line (no newline after it): truncated?"); break;
 	}
 }

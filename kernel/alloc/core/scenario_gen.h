@@ -11,9 +11,13 @@
  *   corners K [RUN_US]      the four corner micro-kernels each submit K micro-kernels' worth (Fig. 5.1)
  *   simul N K [RUN_US]      N micro-kernels, spread out, each submit K micro-kernels' worth (Figs. 5.2, 5.3)
  *   random SEED N [RUN_US]  N jobs of random homes, sizes (1 core to the machine), times and programs
- *   "T_US HOME NTASKS[/C] WHAT;..." a list; WHAT is a run time in us (partial simulation) or
+ *   T_US,HOME,NTASKS[/C],WHAT+...  an in-line list; WHAT is a run time in us (partial simulation) or
  *                           PROGRAM[:ARG] (real-task mode); /C: the NTASKS tasks on C cores (real-task
- *                           mode only: partial simulation has no oversubscription)
+ *                           mode only: partial simulation has no oversubscription). A job's fields
+ *                           are separated by commas, spaces or tabs, the jobs by '+' or ';'
+ *                           ("0 0 9 500;0 1 9 500" is the same list as "0,0,9,500+0,1,9,500")
+ *   file                    the jobs of a file the home was given (scen_machine.file_text): one job
+ *                           per line, as in a list; blank lines and '#' comments are skipped
  */
 #ifndef KERNEL_ALLOC_CORE_SCENARIO_GEN_H
 #define KERNEL_ALLOC_CORE_SCENARIO_GEN_H
@@ -22,6 +26,12 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "kernel/alloc/core/job.h"
+
+/* The most jobs a scenario holds (a list, a file, random's N). */
+#define SCEN_MAX_JOBS 1024
+/* A scenario file: at most SCEN_FILE_MAX bytes, lines of at most SCEN_LINE_MAX characters. */
+#define SCEN_FILE_MAX 65536
+#define SCEN_LINE_MAX 255
 
 /* The scenarios built by name, and how many numbers each needs before its optional RUN_US. */
 enum { SCEN_FIG22, SCEN_CORNERS, SCEN_SIMUL, SCEN_RANDOM, SCEN_NAMES };
@@ -43,14 +53,18 @@ struct scen_machine {
 	 * words: RUN_US out of 1..ALLOC_DURATION_MAX_US, a list's home or time out of range, a
 	 * program name too long, random on a machine without cores. */
 	bool early_refusals;
+	/* The scenario file ("file"): its file_len bytes, untrusted; NULL when there is none. */
+	const char *file_text;
+	size_t file_len;
 };
 
 /* The jobs, into the caller's arrays of capacity max (more than max is a refusal). */
 struct scen_jobs {
 	struct job_spec *jobs;
 	uint64_t *offset_us; /* each job's submission, us after the scenario's start */
+	uint32_t *line;      /* NULL, or each job's line in the file (0: not from a file) */
 	unsigned max, n;
-	const char *name;    /* the scenario's name, or "list" */
+	const char *name;    /* the scenario's name, "list" or "file" */
 };
 
 enum scen_code {
@@ -71,11 +85,19 @@ enum scen_code {
 	SCEN_JOB_RANGE,
 	SCEN_TOO_MANY,       /* limit: the jobs the caller holds */
 	SCEN_NO_JOBS,
+	SCEN_FILE_USAGE,     /* "file" with more words */
+	SCEN_NO_FILE,        /* "file" and the home has none */
+	SCEN_FILE_BIG,       /* limit: SCEN_FILE_MAX, value: the file's bytes */
+	SCEN_FILE_BINARY,    /* line, column, value: the byte */
+	SCEN_LINE_LONG,      /* line, limit: SCEN_LINE_MAX */
+	SCEN_FILE_NO_NEWLINE, /* line: the last, with no newline after it */
+	SCEN_FILE_EMPTY,     /* only blank lines and comments */
 };
 struct scen_error {
 	enum scen_code code;
 	unsigned job;
-	uint64_t limit;
+	unsigned line, column; /* a file's refusal: its line (0: not from a file), the column in it */
+	uint64_t limit, value;
 	const char *word; /* SCEN_UNKNOWN: into the spec, word_len characters */
 	unsigned word_len;
 };
