@@ -37,10 +37,13 @@ static const char usage[] =
 	"  --no-costs          charge no software cost to the handlers (NoC delays only)\n"
 	"workload (the kernel's `scenario` syntax, one quoted argument):\n"
 	"  --scenario SPEC     fig22 [RUN_US] | corners K [RUN_US] | simul N K [RUN_US] |\n"
-	"                      random SEED N [RUN_US] | 'T_US HOME NTASKS[/C] WHAT;...'\n"
+	"                      random SEED N [RUN_US] | T_US,HOME,NTASKS[/C],WHAT+...\n"
 	"                      (WHAT: run time in us in partial simulation, PROGRAM[:ARG] in\n"
 	"                      real-task mode; /C: on C cores, real-task mode only; RUN_US\n"
-	"                      defaults to 1000)\n"
+	"                      defaults to 1000; a job's fields may also be separated by spaces,\n"
+	"                      the jobs by ';')\n"
+	"  --scenario-file FILE the jobs of a scenario file, as the kernel's `scenario file`\n"
+	"                      (scripts/mosaic-run --scenario FILE): one job per line, '#' comments\n"
 	"  --task-us US        real-task mode: how long a listed program's tasks run (default 1000)\n"
 	"  --linkfail T:A-B    at T us after the common start, mark the grid link between\n"
 	"                      neighbouring micro-kernels A and B failed (as the kernel's\n"
@@ -153,8 +156,8 @@ static void reproducer(char *out, size_t cap, const struct sim_opts *o)
 		snprintf(t, sizeof t, " --propbench %ux%u --reps %u", o->prop_w, o->prop_h, o->prop_reps);
 		strncat(out, t, cap - strlen(out) - 1);
 	} else {
-		strncat(out, " --scenario", cap - strlen(out) - 1);
-		quote(out, cap, o->scenario);
+		strncat(out, o->scenario_file ? " --scenario-file" : " --scenario", cap - strlen(out) - 1);
+		quote(out, cap, o->scenario_file ? o->scenario_file : o->scenario);
 	}
 	if (o->json)
 		strncat(out, " --json", cap - strlen(out) - 1);
@@ -211,7 +214,13 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--scheme")) {
 			scheme = v;
 		} else if (!strcmp(a, "--scenario")) {
+			if (o.scenario_file)
+				return bad("%s", "--scenario and --scenario-file contradict each other: one or the other");
 			o.scenario = v;
+		} else if (!strcmp(a, "--scenario-file")) {
+			if (o.scenario)
+				return bad("%s", "--scenario and --scenario-file contradict each other: one or the other");
+			o.scenario = "file", o.scenario_file = v;
 		} else if (!strcmp(a, "--task-us")) {
 			if (!num(v, &x, ALLOC_DURATION_MAX_US) || !x)
 				return bad("--task-us '%s': want 1..60000000", v);
@@ -277,6 +286,8 @@ int main(int argc, char **argv)
 		return bad("%s", "nothing to run: give --scenario SPEC or --propbench WxH");
 	if (o.prop_w && !o.prop_reps)
 		o.prop_reps = 1;
+	if (o.scenario_file && strlen(o.scenario_file) > 1000)
+		return bad("%s", "--scenario-file: a path of at most 1000 characters");
 	if (o.scenario && strlen(o.scenario) > 4000)
 		return bad("%s", "--scenario: at most 4000 characters");
 

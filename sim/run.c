@@ -102,8 +102,11 @@ int run_jobs(char *err, unsigned errlen)
 	for (unsigned i = 0; i < sc->n; i++) {
 		char why[120];
 		const char *w = refused(&sc->jobs[i], why, sizeof why);
-		if (w) {
-			snprintf(err, errlen, "job %u refused: %s", i, w);
+		if (w && sc->from_file) {
+			snprintf(err, errlen, "line %u: job %u refused: %s", sc->line[i], i + 1, w);
+			return 2;
+		} else if (w) {
+			snprintf(err, errlen, "job %u refused: %s", i + 1, w); /* numbered as the kernel's */
 			return 2;
 		}
 	}

@@ -30,7 +30,8 @@ struct sim_opts {
 	unsigned domains;        /* real-task mode: domains (0: the kernel's default) */
 	int policy, scheme;
 	bool check;
-	const char *scenario;    /* the kernel's scenario words: "simul 4 2 1000", "0 0 12 500;..." */
+	const char *scenario;    /* the kernel's scenario words: "simul 4 2 1000", "0,0,12,500+...", "file" */
+	const char *scenario_file; /* --scenario-file: the path of the jobs of "file" */
 	uint64_t task_us;        /* real-task mode: a program's run time when none is given */
 	uint64_t seed, jitter_ns;/* extra NoC delay per message, uniform in [0, jitter_ns] */
 	bool costs;              /* charge the handlers' software costs (sim/costs.h) */
@@ -62,6 +63,8 @@ struct sim_scenario {
 	unsigned n;
 	struct job_spec jobs[SIM_MAX_JOBS];
 	uint64_t offset_us[SIM_MAX_JOBS]; /* each job's submission, us after the start */
+	uint32_t line[SIM_MAX_JOBS];      /* --scenario-file: each job's line */
+	bool from_file;
 };
 bool scenario_build(struct sim_scenario *sc, const char *spec, const struct sim_world *sw, const struct sim_opts *o,
 		    char *err, unsigned errlen);

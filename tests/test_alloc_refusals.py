@@ -31,7 +31,7 @@ def test_an_unknown_scenario_name_lists_the_known_ones(boot):
     assert r.status == 2, (r.status, r.output[-1500:])
     m = re.search(r"^scenario: unknown scenario 'bogus' \(known: (.*); or a list", r.output, re.M)
     assert m, r.output[-1500:]
-    assert m.group(1).split(", ") == ["fig22", "corners", "simul", "random"]
+    assert m.group(1).split(", ") == ["fig22", "corners", "simul", "random", "file"]
     assert "expected 'T_US HOME NTASKS" not in r.output
     # a spelt-out list still gets the list's own error
     r = boot(harts=16, bootargs='partial_sim=4 scenario="0 0 two 100"')

@@ -195,7 +195,7 @@ SHELL_CMD(scenario, "scenario NAME [ARGS]|file|T,HOME,N[/C],WHAT+... [repeat R] 
 		strlcpy(spec + strlen(spec), argv[i], sizeof spec - strlen(spec));
 	}
 	int st = alloc_scenario(spec, (unsigned)reps, true, !quiet, timeout);
-	return st == 2 ? SHELL_USAGE : st;
+	return st == 2 ? SHELL_USAGE_SHOWN : st; /* the refusal says what is wrong, and how it is written */
 }
 
 static char scenario_arg[BOOTARG_STR_MAX];

@@ -126,8 +126,9 @@ def render_docs(data):
     add("- **Run times of the side-by-side jobs.** The thesis gives none for Figs. 5.1a, 5.1b and 5.2. Mosaic "
         f"uses {PARALLEL_RUN_US / 1e6:g} s, longer than any wait measured, so that every job still runs when the "
         "last one starts. " + probe_sentence(figs.get("probes", [])))
-    add("- **Scenarios by name.** The list form `scenario \"T HOME NTASKS PROGRAM;...\"` cannot be given at boot: "
-        "the shell splits a line at spaces and does not honour quotes, so only the in-kernel tests can pass a list. "
+    add("- **Scenarios by name.** The figures' jobs are the thesis's by name, so the same command serves every "
+        "mesh; a list of jobs could be given as well, in line (`scenario 0,0,16,compute+...`) or as a file from the "
+        "host (`scripts/mosaic-run --scenario FILE`, [allocation.md](allocation.md#scenario-files)). "
         "Fig. 5.4 uses `scenario simul 2 2` (two 16-core jobs from domains 0 and 2) and Fig. 5.5 `scenario simul "
         "4 4` (four 32-core jobs from domains 0 to 3), the same jobs by name"
         + ("; on the larger machine, `simul 2 D/2` (two jobs of half the machine) and `simul D D` (a whole-machine "

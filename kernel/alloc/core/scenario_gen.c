@@ -108,6 +108,16 @@ static struct job_spec *add(const struct scen_machine *m, struct scen_jobs *out,
 	return s;
 }
 
+/* Digits only, but more than 64 bits hold. */
+static bool too_big(struct word w)
+{
+	uint64_t v;
+	for (size_t i = 0; i < w.n; i++)
+		if (w.s[i] < '0' || w.s[i] > '9')
+			return false;
+	return w.n && !num(w, &v);
+}
+
 static uint32_t clamp32(uint64_t v) { return (uint32_t)(v > 0xffffffff ? 0xffffffff : v); }
 
 /* One job of a list, "T HOME NTASKS[/C] WHAT" (WHAT: a run time in us, or PROGRAM[:ARG]). */
@@ -119,6 +129,9 @@ static bool list_job(const struct scen_machine *m, struct scen_jobs *out, struct
 	size_t colon = nf == 4 ? find(f[3], ':') : 0, slash = nf == 4 ? find(f[2], '/') : 0;
 	bool has_arg = nf == 4 && colon < f[3].n, has_cores = nf == 4 && slash < f[2].n;
 	struct word what = {f[3].s, colon}, ntasks = {f[2].s, slash};
+	for (unsigned i = 0; i < nf && i < 4; i++)
+		if (too_big(i == 2 ? ntasks : i == 3 ? what : f[i]))
+			return refuse(e, SCEN_JOB_NUMBER, no, 0);
 	if (nf != 4 || !num(f[0], &t) || !num(f[1], &home) || !num(ntasks, &n) ||
 	    (has_arg && !num((struct word){what.s + colon + 1, f[3].n - colon - 1}, &arg)) ||
 	    (has_cores && !num((struct word){ntasks.s + slash + 1, f[2].n - slash - 1}, &cores)))
@@ -346,6 +359,7 @@ void scen_error_text(const struct scen_error *e, char *buf, size_t size, scen_pr
 	case SCEN_RANDOM_NO_CORES: pf(buf, size, "random: the machine has no cores for jobs"); break;
 	case SCEN_RANDOM_N: pf(buf, size, "random: N must be 1..%lu", limit); break;
 	case SCEN_JOB_SYNTAX: pf(buf, size, "job %u: expected 'T_US HOME NTASKS[/C] RUN_US|PROGRAM[:ARG]'", job); break;
+	case SCEN_JOB_NUMBER: pf(buf, size, "job %u: a number larger than 64 bits hold", job); break;
 	case SCEN_JOB_WANT_RUN: pf(buf, size, "job %u: partial simulation wants a run time in us", job); break;
 	case SCEN_JOB_WANT_PROGRAM: pf(buf, size, "job %u: real-task mode wants a program name", job); break;
 	case SCEN_JOB_OVERSUB_PARTIAL:
@@ -359,7 +373,8 @@ void scen_error_text(const struct scen_error *e, char *buf, size_t size, scen_pr
 	case SCEN_FILE_EMPTY: pf(buf, size, "no jobs in the file (only blank lines and comments)"); break;
 	case SCEN_FILE_USAGE: pf(buf, size, "usage: file (the jobs of the scenario file given at boot)"); break;
 	case SCEN_NO_FILE:
-		pf(buf, size, "no file was given at boot (scripts/mosaic-run --scenario FILE loads one as the initrd)");
+		pf(buf, size, "none was given (scripts/mosaic-run --scenario FILE loads one at boot; "
+		   "mosaic-sim --scenario-file FILE)");
 		break;
 	case SCEN_FILE_BIG:
 		pf(buf, size, "the scenario file has %lu bytes, more than %lu", (unsigned long)e->value, limit);

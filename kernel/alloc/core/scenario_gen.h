@@ -77,6 +77,7 @@ enum scen_code {
 	SCEN_RANDOM_NO_CORES,
 	SCEN_RANDOM_N,       /* limit: the jobs the caller holds */
 	SCEN_JOB_SYNTAX,     /* job: the list's job, from 1 */
+	SCEN_JOB_NUMBER,     /* job: a field of digits too big for 64 bits */
 	SCEN_JOB_WANT_RUN,
 	SCEN_JOB_WANT_PROGRAM,
 	SCEN_JOB_OVERSUB_PARTIAL,
