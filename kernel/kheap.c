@@ -91,13 +91,15 @@ void kfree(void *p)
 		panic("kfree(%p): not a kmalloc block (or freed twice)", p);
 	h->magic = 0;
 	__atomic_fetch_sub(&live_objects, 1, __ATOMIC_RELAXED);
-	if (h->klass == NCLASSES) {
+	/* the class is read before the free list's link overwrites the header it is in */
+	uint32_t klass = h->klass;
+	if (klass == NCLASSES) {
 		page_free(h, h->pages);
 		return;
 	}
 	uint64_t s = spin_lock(&heap_lock);
 	struct free_block *b = (struct free_block *)h;
-	b->next = free_lists[h->klass];
-	free_lists[h->klass] = b;
+	b->next = free_lists[klass];
+	free_lists[klass] = b;
 	spin_unlock(&heap_lock, s);
 }
