@@ -29,22 +29,27 @@ GDB      ?= gdb-multiarch
 # The hart limit has one source of truth: kernel/config.h.
 MAX_HARTS := $(shell sed -n 's/^\#define MOSAIC_MAX_HARTS \([0-9]*\).*/\1/p' kernel/config.h)
 
-BUILD    := build
+# DEBUG=1: a kernel for GDB (-Og, text not packed into pages) in build/debug, beside the normal one;
+# the host's tools (plugins, simulator, checker) and the run log stay in build/ either way
+DEBUG    ?= 0
+OUT      := build
+BUILD    := $(if $(filter 1,$(DEBUG)),$(OUT)/debug,$(OUT))
+KERNEL_OPT := $(if $(filter 1,$(DEBUG)),-Og,-O2)
 KERNEL   := $(BUILD)/mosaic.elf
 
 # The vclock QEMU plugin (per-hart instruction counts, docs/time.md), built for the host.
 HOSTCC   ?= gcc
-VCLOCK   := $(BUILD)/vclock/vclock.so
+VCLOCK   := $(OUT)/vclock/vclock.so
 VCLOCK_SRCS := vclock/vclock.c vclock/decode.c
 VCLOCK_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -I.
 # The memwatch QEMU plugin (which hart stored into a range, docs/debugging.md), for the host.
-MEMWATCH := $(BUILD)/memwatch/memwatch.so
+MEMWATCH := $(OUT)/memwatch/memwatch.so
 
 # ISA extensions the kernel is compiled for beyond rv64imac: QEMU 7.2's virt harts have them, and
 # min/max without a branch (Zbb) made the virtual clock's bookkeeping 7 % cheaper in host time
 # (docs/time.md). arch/riscv/entry.S probes each at boot: change both together.
 KERNEL_ISA_EXTS := zba zbb zbs
-CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
+CFLAGS := -std=c11 $(KERNEL_OPT) -g -Wall -Wextra -Werror \
 	-march=rv64imac_zicsr_zifencei$(subst $(eval) ,,$(foreach e,$(KERNEL_ISA_EXTS),_$(e))) -mabi=lp64 -mcmodel=medany \
 	-ffreestanding -fno-builtin-printf -fno-stack-protector -fno-pie \
 	-fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-toplevel-reorder \
@@ -133,8 +138,12 @@ $(BUILD)/%.o: %.S Makefile
 # Two links: the first without the kernel's symbol table, the second with it
 # (it sits after all code, so no function moves; gen-ksyms --check proves it).
 $(BUILD)/text_layout.ld: $(OBJS) scripts/pack-text
+ifeq ($(DEBUG),1)
+	echo '/* DEBUG=1: functions in link order, not packed into pages */' > $@
+else
 	scripts/pack-text --readelf $(READELF) $(OBJS) > $@.tmp
 	mv $@.tmp $@
+endif
 
 $(KERNEL): $(OBJS) linker.ld scripts/gen-ksyms scripts/pack-text $(BUILD)/text_layout.ld
 	@mkdir -p $(BUILD)
@@ -145,7 +154,7 @@ $(KERNEL): $(OBJS) linker.ld scripts/gen-ksyms scripts/pack-text $(BUILD)/text_l
 	$(CC) $(CFLAGS) -c $(BUILD)/ksyms_table.S -o $(BUILD)/ksyms_table.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(BUILD)/ksyms_table.o
 	scripts/gen-ksyms --nm $(NM) --check $@ $(BUILD)/ksyms_table.S
-	scripts/pack-text --nm $(NM) --check $@
+	$(if $(filter 1,$(DEBUG)),,scripts/pack-text --nm $(NM) --check $@)
 	$(OBJDUMP) -d -S $@ > $(BUILD)/mosaic.asm
 	$(NM) -n $@ > $(BUILD)/mosaic.sym
 	@echo "built $@ (disassembly $(BUILD)/mosaic.asm, symbols $(BUILD)/mosaic.sym)"
@@ -154,14 +163,14 @@ qemu: check-harts all
 	$(RUN) --interactive --bootargs "$(VTIME_BOOTARG)$$BOOTARGS"
 
 qemu-gdb: check-harts all
-	@echo "QEMU is halted with a GDB stub on port $(GDBPORT). In another terminal: make gdb GDBPORT=$(GDBPORT)"
+	@echo "QEMU is halted with a GDB stub on port $(GDBPORT). In another terminal: make gdb GDBPORT=$(GDBPORT)$(if $(filter 1,$(DEBUG)), DEBUG=1)"
 	$(RUN) --interactive --gdb $(GDBPORT) --bootargs "$(VTIME_BOOTARG)$$BOOTARGS"
 
 gdb:
 	$(GDB) -q -x scripts/gdb/mosaic.gdb -ex "target remote :$(GDBPORT)" $(KERNEL)
 
 run: check-harts all
-	$(RUN) --timeout $(TIMEOUT) --log $(BUILD)/run.log --bootargs "$(VTIME_BOOTARG)$$BOOTARGS"
+	$(RUN) --timeout $(TIMEOUT) --log $(OUT)/run.log --bootargs "$(VTIME_BOOTARG)$$BOOTARGS"
 
 test: all
 	python3 -m pytest tests $(PYTEST_ARGS)
@@ -171,7 +180,7 @@ fuzz: all
 	python3 scripts/mosaic-fuzz --seeds $(SEEDS) $(if $(SEED0),--seed $(SEED0)) $(FUZZ_ARGS)
 
 # The protocol checker (checker/, docs/checking.md): host programs over the portable core.
-CHECK_DIR := $(BUILD)/checker
+CHECK_DIR := $(OUT)/checker
 HOST_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I.
 CORE_SRCS := $(wildcard kernel/alloc/core/*.c)
 CHECK_DEPS := $(CORE_SRCS) $(wildcard kernel/alloc/core/*.h) $(wildcard checker/*.h) lib/bits.h Makefile
@@ -241,7 +250,7 @@ bench-alloc: all
 
 # The protocol simulator (docs/simulation.md): the protocol core and the NoC timing model
 # built for the host, with the simulator's own files.
-SIM      := $(BUILD)/sim/mosaic-sim
+SIM      := $(OUT)/sim/mosaic-sim
 SIM_SRCS := $(wildcard sim/*.c) $(wildcard kernel/alloc/core/*.c) drivers/noc/timing.c
 SIM_HDRS := $(wildcard sim/*.h) $(wildcard kernel/alloc/core/*.h) drivers/noc/timing.h lib/bits.h
 SIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I.
@@ -259,10 +268,10 @@ bench-sim: sim
 # CMD is one shell command; the profile goes to the terminal and build/prof/prof.json.
 prof: check-harts all
 	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll barrier 16' HARTS=16"; exit 2; }
-	python3 scripts/mosaic-prof --harts $(HARTS) $(if $(MESH),--mesh $(MESH)) --json $(BUILD)/prof/prof.json $(PROF_ARGS) "$$CMD"
+	python3 scripts/mosaic-prof --harts $(HARTS) $(if $(MESH),--mesh $(MESH)) --json $(OUT)/prof/prof.json $(PROF_ARGS) "$$CMD"
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(OUT)
 
 help:
 	@echo "Mosaic: a research microkernel for RISC-V manycores on QEMU virt"
@@ -314,7 +323,7 @@ help:
 	@echo "  make bench-sim  the thesis's Figs. 5.1, 5.3, 5.6 by the simulator on 16x16..128x128, 15 runs per point"
 	@echo "                  -> build/bench/sim.json, CSV, PNG (docs/scaling.md); scripts/bench-sim --quick|--only 5.3"
 	@echo "  make deps       install (as root) or name the missing Debian packages"
-	@echo "  make clean      remove build/"
+	@echo "  make clean      remove build/ (build/debug/ too)"
 	@echo
 	@echo "Variables:"
 	@echo "  HARTS=N         harts, 1..$(MAX_HARTS) (default 36: a 6x6 mesh)"
@@ -323,6 +332,8 @@ help:
 	@echo "  ICOUNT=1        -icount: exact, repeatable instruction counts and guest time; harts run one at a time"
 	@echo "                  (needs ACCEL=single: QEMU refuses -icount with multi-threaded TCG)"
 	@echo "  MESH=WxH        NoC mesh geometry, W*H = HARTS (default: the most square, W >= H)"
+	@echo "  DEBUG=1         a kernel for GDB: -Og, functions not packed into pages, in build/debug/mosaic.elf;"
+	@echo "                  give DEBUG=1 to qemu, qemu-gdb, gdb and run alike (docs/debugging.md)"
 	@echo "  MEM=256M        guest memory"
 	@echo "  SCENARIO=FILE   qemu, qemu-gdb, run: a job list written on the host (one job per line), loaded as the"
 	@echo "                  initrd and run at boot (mosaic-run --scenario FILE; docs/allocation.md, \"Scenario files\")"
