@@ -15,6 +15,7 @@ import socket
 import subprocess
 from pathlib import Path
 
+import mosaiclib  # noqa: E402 (conftest puts scripts/ on the path)
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -201,8 +202,15 @@ def test_gdb_mailbox_and_mesh(boot, request):
     assert slot and int(slot.group(3)) == core, f"the slot being released {where}"
 
     mailbox = sections["mailbox"]
-    assert re.search(rf"^core {core}: tile \({core % 2}, {core // 2}\), hart \d+; guest time now \d+ ns$",
-                     mailbox, re.M), f"mosaic-mailbox header {where}"
+    # which clock each time is on: the machine's, and under virtual time the core's own
+    virtual = mosaiclib.vclock_default()
+    assert re.search(rf"^core {core}: tile \({core % 2}, {core // 2}\), hart \d+; machine clock \(mtime\) now \d+ ns"
+                     + ("; its virtual clock \\d+ ns$" if virtual else "$"), mailbox, re.M), \
+        f"mosaic-mailbox header {where}"
+    times = ("times: t_send_ns on the sender's virtual clock; t_deliver_ns and visible against "
+             f"core {core}'s own virtual clock (vtime=1)" if virtual else
+             "times: t_send_ns, t_deliver_ns and visible on the machine's serial clock (vtime=0)")
+    assert times in mailbox, f"mosaic-mailbox clock labels {where}"
     assert re.search(r"^mailbox: depth \d+, used [1-9]\d*, events \d+, sleeping (yes|no), credit waiters",
                      mailbox, re.M), f"mosaic-mailbox mailbox line {where}"
     rows = SLOT_ROW.findall(mailbox)

@@ -180,6 +180,27 @@ def guest_time_ns():
         return None
 
 
+def core_clock_ns(core):
+    """The clock a core's messages are timed on, as (ns, virtual): under virtual time (vtime_active) the
+    core's own virtual clock, its instruction count (vclock_table, as the vclock plugin last published it)
+    x vtime_ns_per_insn + vt[core].skip, as the kernel's vtime_of() computes it; else the machine's serial
+    clock (guest_time_ns()); virtual says which. ns is None if it cannot be read."""
+    try:
+        active = bool(read_global("vtime_active"))
+    except (gdb.error, gdb.GdbError):
+        active = False
+    if not active:
+        return guest_time_ns(), False
+    try:
+        hartid = int(read_global("harts")[core]["hartid"])
+        count = int(read_global("vclock_table")["slot"][hartid])
+        skip = int(read_static("kernel/vtime.c", "vt")[core]["skip"])
+        ns = (count * int(read_global("vtime_ns_per_insn")) + skip) % (1 << 64)
+    except (gdb.error, gdb.GdbError):
+        ns = None
+    return ns, True
+
+
 def mesh_cores():
     """Number of cores in the NoC mesh; raises a readable error before noc_init has set the mesh up."""
     cores = int(read_global("mesh")["cores"])

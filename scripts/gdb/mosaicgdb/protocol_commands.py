@@ -3,7 +3,7 @@ import gdb
 
 from mosaicgdb.command import MosaicCommand, command
 from mosaicgdb.kstate import (
-    NOC_ANY, NOC_FLAG_XSEND, cpu_of_selected_thread, enum_names, guest_time_ns, has_field, mesh_cores,
+    NOC_ANY, NOC_FLAG_XSEND, core_clock_ns, cpu_of_selected_thread, enum_names, guest_time_ns, has_field, mesh_cores,
     msg_type_name, read_array, read_global, read_static, walk_list, write_table)
 
 
@@ -17,14 +17,18 @@ Usage: mosaic-mailbox [CORE]
 CORE is a core id, or an expression (`mosaic-mailbox core` in noc_mailbox_release).
 Without it, the core of the selected GDB thread (thread k is hart k-1; harts[].hartid
 maps it to its core). Prints:
-  the core's tile (x, y) and hart id (mesh_tiles[]), and guest time now, read from
+  the core's tile (x, y) and hart id (mesh_tiles[]); the machine's clock now, read from
     QEMU virt's mtime register like the kernel's timer_now_ns() (it stands still while
-    GDB holds the machine);
+    GDB holds the machine); under virtual time (vtime=1) also the core's own virtual
+    clock (its instruction count as the vclock plugin last published it, and its skip);
+  which clock the times below are on: a message's t_send_ns is its sender's clock and
+    t_deliver_ns is compared with the receiver's, the core's virtual clock under vtime=1
+    and the machine's clock under vtime=0;
   the mailbox noc_mailboxes[CORE] (drivers/noc/noc.h): depth (noc_params.depth), used
     slots, events, whether the owner sleeps, and the senders waiting for a credit;
   every used slot, oldest arrival (order) first: header fields, and whether the
-    message is visible to the receiver yet (t_deliver_ns <= now), else how long until
-    it is; free slots kept for a waiting sender are listed below;
+    message is visible to the receiver yet (t_deliver_ns <= the core's clock), else how
+    long until it is; free slots kept for a waiting sender are listed below;
   the core's endpoint (endpoints[CORE], kernel/msg/msg.c): the unhandled-message
     queue, the posted receives in post order, the pending sends in send order.
 The endpoint is private to its core: if that core was stopped inside the message
@@ -44,12 +48,18 @@ code, a list may be half updated."""
             core = cpu_of_selected_thread()
         if not 0 <= core < cores:
             raise gdb.GdbError(f"mosaic-mailbox: core {core} is not on the mesh (mesh.cores is {cores})")
-        now = guest_time_ns()
+        machine = guest_time_ns()
+        own, virtual = core_clock_ns(core)
         tile = read_global("mesh_tiles")[core]
         gdb.write(f"core {core}: tile ({int(tile['x'])}, {int(tile['y'])}), hart {int(tile['hartid'])}; "
-                  + (f"guest time now {now} ns\n" if now is not None else
-                     "guest time unknown (cannot read QEMU's mtime register)\n"))
-        self.show_mailbox(core, now)
+                  + (f"machine clock (mtime) now {machine} ns" if machine is not None else
+                     "machine clock unknown (cannot read QEMU's mtime register)")
+                  + ((f"; its virtual clock {own} ns" if own is not None else "; its virtual clock unknown")
+                     if virtual else "") + "\n")
+        gdb.write(f"times: t_send_ns on the sender's virtual clock; t_deliver_ns and visible against core {core}'s "
+                  "own virtual clock (vtime=1)\n" if virtual else
+                  "times: t_send_ns, t_deliver_ns and visible on the machine's serial clock (vtime=0)\n")
+        self.show_mailbox(core, own)
         self.show_endpoint(core)
 
     def show_mailbox(self, core, now):
