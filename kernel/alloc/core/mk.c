@@ -125,9 +125,16 @@ void proto_mk_init(struct mk *m, const struct proto_world *w, unsigned dom, unsi
 		__builtin_memcpy(m->freemask, freemask, sizeof m->freemask);
 	m->ping_requester = -1;
 	m->ready = true;
-	/* the wait queue's first entries now, not at the first job: the objects a kernel holds are then
-	 * the same before and after a job (a leak check compares them; the queue only ever grows) */
+	/* every table's first entries now, not at the first job that needs them: the wait queue, the
+	 * dormant requests (AC), the sequencer's queue (AB, at its micro-kernel) and the origins a
+	 * propagation heard from. The objects a kernel holds are then the same before and after a
+	 * job (a leak check compares them); a table that grows later replaces its object by one
+	 * twice as large, and none ever shrinks */
 	grow(m, &m->wq, &m->wq_cap, 0);
+	grow(m, &m->dormant, &m->dormant_cap, 0);
+	if (dom == w->sequencer)
+		grow(m, &m->sq, &m->sq_cap, 0);
+	origins_init(m);
 }
 
 static void free_job(struct home_job *j)

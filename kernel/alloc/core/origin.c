@@ -40,6 +40,12 @@ static void grow(struct mk *m)
 	m->origins_cap = cap;
 }
 
+void origins_init(struct mk *m)
+{
+	if (!m->origins_cap)
+		grow(m);
+}
+
 /*
  * The record of `origin`, made on first use. A pointer it returns stays valid until the
  * next call for an origin this node has not heard from yet (that one may grow the table):

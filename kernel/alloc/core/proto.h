@@ -367,6 +367,9 @@ void prop_on_linkdown(struct mk *m, const struct alloc_hdr *h);
 /* The shell asked this end of a grid link to mark it failed: flood the news. */
 void prop_linkdown_start(struct mk *m, const struct alloc_hdr *h);
 struct origin_state *origin_get(struct mk *m, unsigned origin);
+/* The origins table's first entries (proto_mk_init), so that a job leaves the kernel's objects as
+ * it found them. */
+void origins_init(struct mk *m);
 static inline unsigned grid_x(const struct proto_world *w, unsigned dom) { return dom % w->dx; }
 static inline unsigned grid_y(const struct proto_world *w, unsigned dom) { return dom / w->dx; }
 
