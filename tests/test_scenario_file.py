@@ -119,6 +119,10 @@ def test_a_file_of_hundreds_of_jobs_runs_and_every_record_comes_out(boot, tmp_pa
     assert "scenario list: 1 runs of 6 jobs, all ended well" in r.output
     assert len([x for x in recs if x["scenario"] == "list"]) == 6
     assert re.search(r"^initrd .* bytes \(the scenario file: read, its pages given back\)$", r.output, re.M)
+    # given back: as many pages reserved as in a boot without an initrd
+    plain = boot(harts=16, bootargs="partial_sim=4 cmd=mem")
+    reserved = [re.search(r"^pages\s+\d+ total, (\d+) reserved", x.output, re.M) for x in (r, plain)]
+    assert all(reserved) and reserved[0].group(1) == reserved[1].group(1), (reserved, plain.output[-2000:])
 
 
 def test_a_bad_file_is_refused_by_the_kernel_and_the_spaced_list_of_five_jobs_runs(boot, tmp_path):

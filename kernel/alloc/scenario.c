@@ -199,7 +199,8 @@ SHELL_CMD(scenario, "scenario NAME [ARGS]|file|T,HOME,N[/C],WHAT+... [repeat R] 
 }
 
 static char scenario_arg[BOOTARG_STR_MAX];
-BOOTARG_STR("scenario", scenario_arg, "run this job scenario at boot (as the shell's 'scenario' command)");
+BOOTARG_STR("scenario", scenario_arg,
+	    "run this job scenario at boot (as the shell's 'scenario' command; 'file': mosaic-run --scenario FILE)");
 
 /* The boot argument runs before any cmd=: see kernel/main.c. Its words are split here, not by
  * the shell, whose 15 words would hold only 3 jobs of the spaced list form. */
