@@ -82,7 +82,7 @@ RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(
 # a recipe that fails (pack-text --check, gen-ksyms --check) leaves no target that make would take as built
 .DELETE_ON_ERROR:
 
-.PHONY: sim bench-sim all deps check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance bench-vtime prof clean help
+.PHONY: sim bench-sim all deps normal-kernel check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance bench-vtime prof clean help
 
 all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
 
@@ -96,6 +96,11 @@ $(MEMWATCH): memwatch/memwatch.c vclock/qemu_plugin_api.h Makefile
 
 deps:
 	@scripts/deps
+
+# the suite, the fuzzer, the benchmarks and the profiler boot build/mosaic.elf, the normal kernel
+normal-kernel:
+	@if [ "$(DEBUG)" = 1 ]; then echo "error: this target boots build/mosaic.elf, the normal kernel: run it without \
+	DEBUG=1 (tests/test_debug_build.py boots the DEBUG=1 one)" >&2; exit 2; fi
 
 check-harts:
 	@if ! [ "$(HARTS)" -ge 1 ] 2>/dev/null || [ "$(HARTS)" -gt $(MAX_HARTS) ]; then \
@@ -172,11 +177,11 @@ gdb:
 run: check-harts all
 	$(RUN) --timeout $(TIMEOUT) --log $(OUT)/run.log --bootargs "$(VTIME_BOOTARG)$$BOOTARGS"
 
-test: all
+test: normal-kernel all
 	python3 -m pytest tests $(PYTEST_ARGS)
 
 # SEEDS seeds of the kernel-call fuzzer from SEED0 on (default: a random first seed, printed)
-fuzz: all
+fuzz: normal-kernel all
 	python3 scripts/mosaic-fuzz --seeds $(SEEDS) $(if $(SEED0),--seed $(SEED0)) $(FUZZ_ARGS)
 
 # The protocol checker (checker/, docs/checking.md): host programs over the portable core.
@@ -220,31 +225,31 @@ sim-mutants:
 	for m in ac-no-release ac-no-cancel ab-early; do \
 		checker/mutate.sh $$m $(CHECK_DIR)/mut-$$m $(HOSTCC) $(HOST_CFLAGS) || exit 1; done
 
-bench-boot: all
+bench-boot: normal-kernel all
 	python3 scripts/bench-boot
 
-bench-noc: all
+bench-noc: normal-kernel all
 	python3 scripts/bench-noc
 
-bench-kernel: all
+bench-kernel: normal-kernel all
 	python3 scripts/bench-kernel
 
-bench-invade: all
+bench-invade: normal-kernel all
 	python3 scripts/bench-invade
 
-bench-shm: all
+bench-shm: normal-kernel all
 	python3 scripts/bench-shm
 
-bench-coll: all
+bench-coll: normal-kernel all
 	python3 scripts/bench-coll
 
-bench-balance: all
+bench-balance: normal-kernel all
 	python3 scripts/bench-balance
 
-bench-vtime: all
+bench-vtime: normal-kernel all
 	python3 scripts/bench-vtime
 
-bench-alloc: all
+bench-alloc: normal-kernel all
 	python3 scripts/bench-alloc --clock serial
 	python3 scripts/bench-alloc --clock virtual
 
@@ -266,7 +271,7 @@ bench-sim: sim
 	python3 scripts/bench-sim
 
 # CMD is one shell command; the profile goes to the terminal and build/prof/prof.json.
-prof: check-harts all
+prof: normal-kernel check-harts all
 	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll barrier 16' HARTS=16"; exit 2; }
 	python3 scripts/mosaic-prof --harts $(HARTS) $(if $(MESH),--mesh $(MESH)) --json $(OUT)/prof/prof.json $(PROF_ARGS) "$$CMD"
 

@@ -153,3 +153,31 @@ def test_mosaic_run_hands_a_binary_file_to_the_kernel_which_refuses_it(tmp_path)
     r = subprocess.run([sys.executable, str(ROOT / "scripts" / "mosaic-run"), "--scenario", str(empty)], cwd=ROOT,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "the file is empty" in r.stderr, r.stderr
+
+
+def test_mangled_files_are_refused_or_run_never_anything_else(sim_built, tmp_path):
+    """A valid file cut short, with bytes flipped, lines doubled or spliced, on the host's copy of the
+    kernel's parser: each is refused with status 2 and a message, or runs (0); never a crash."""
+    r = random.Random(45)
+    base = ("# jobs\n" + "\n".join(job_lines(40, 16)) + "\n").encode()
+    ran = by_line = 0
+    for i in range(150):
+        data = bytearray(base)
+        for _ in range(r.randrange(1, 4)):
+            how = r.randrange(4)
+            at = r.randrange(len(data))
+            if how == 0:
+                data = data[:at]
+            elif how == 1:
+                data[at] = r.randrange(256)
+            elif how == 2:
+                data[at:at] = data[r.randrange(len(data)):][:r.randrange(1, 400)]
+            else:
+                data[at:at] = bytes(r.randrange(256) for _ in range(r.randrange(1, 20)))
+        res = sim_file(tmp_path, bytes(data))
+        assert res.returncode in (0, 2), (i, res.returncode, res.stderr[-500:], bytes(data)[:200])
+        if res.returncode == 2:
+            assert res.stderr.startswith("mosaic-sim: ") and len(res.stderr.splitlines()[0]) > 20, res.stderr
+        ran += res.returncode == 0
+        by_line += bool(re.match(r"mosaic-sim: (scenario: )?line \d+: ", res.stderr))
+    assert ran and by_line > 50, (ran, by_line)
