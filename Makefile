@@ -29,12 +29,12 @@ GDB      ?= gdb-multiarch
 # The hart limit has one source of truth: kernel/config.h.
 MAX_HARTS := $(shell sed -n 's/^\#define MOSAIC_MAX_HARTS \([0-9]*\).*/\1/p' kernel/config.h)
 
-# DEBUG=1: a kernel for GDB (-Og, text not packed into pages) in build/debug, beside the normal one;
+# DEBUG=1: a kernel for GDB (-Og -fno-inline, text not packed into pages) in build/debug, beside the normal one;
 # the host's tools (plugins, simulator, checker) and the run log stay in build/ either way
 DEBUG    ?= 0
 OUT      := build
 BUILD    := $(if $(filter 1,$(DEBUG)),$(OUT)/debug,$(OUT))
-KERNEL_OPT := $(if $(filter 1,$(DEBUG)),-Og,-O2)
+KERNEL_OPT := $(if $(filter 1,$(DEBUG)),-Og -fno-inline,-O2)
 KERNEL   := $(BUILD)/mosaic.elf
 
 # The vclock QEMU plugin (per-hart instruction counts, docs/time.md), built for the host.
@@ -337,7 +337,7 @@ help:
 	@echo "  ICOUNT=1        -icount: exact, repeatable instruction counts and guest time; harts run one at a time"
 	@echo "                  (needs ACCEL=single: QEMU refuses -icount with multi-threaded TCG)"
 	@echo "  MESH=WxH        NoC mesh geometry, W*H = HARTS (default: the most square, W >= H)"
-	@echo "  DEBUG=1         a kernel for GDB: -Og, functions not packed into pages, in build/debug/mosaic.elf;"
+	@echo "  DEBUG=1         a kernel for GDB: -Og -fno-inline, functions not packed into pages, in build/debug/mosaic.elf;"
 	@echo "                  give DEBUG=1 to qemu, qemu-gdb, gdb and run alike (docs/debugging.md)"
 	@echo "  MEM=256M        guest memory"
 	@echo "  SCENARIO=FILE   qemu, qemu-gdb, run: a job list written on the host (one job per line), loaded as the"

@@ -1,4 +1,4 @@
-"""The kernel built for debugging (make DEBUG=1, docs/debugging.md): -Og, its text not packed into
+"""The kernel built for debugging (make DEBUG=1, docs/debugging.md): -Og -fno-inline, its text not packed into
 pages, in build/debug/ beside the normal kernel; it builds and it boots. One boot of the collectives,
 which use the kernel heap's every size class on several harts at once: the -Og build is where a
 heap bug the -O2 code hid by luck showed (kfree read a block's class after overwriting it)."""
@@ -21,7 +21,7 @@ def test_the_debug_build_is_compiled_with_og_unpacked_and_boots():
     info = subprocess.run(["riscv64-unknown-elf-readelf", "--debug-dump=info", str(DEBUG_KERNEL)], capture_output=True,
                           text=True, timeout=120).stdout
     producers = set(re.findall(r"DW_AT_producer\s+:.*?: (GNU C.*)$", info, re.M))
-    assert producers and all(" -Og " in p for p in producers), sorted(producers)[:3]
+    assert producers and all(" -Og " in p and "-fno-inline" in p for p in producers), sorted(producers)[:3]
     layout = (DEBUG_KERNEL.parent / "text_layout.ld").read_text()
     assert "ALIGN" not in layout, layout[:500]
     assert mosaiclib.DEFAULT_KERNEL != DEBUG_KERNEL  # the normal kernel, which the suite boots, is another file
