@@ -54,6 +54,10 @@ static void reserve_initrd(void)
 		return;
 	uint64_t first = (plat.initrd.base - mem_base) / PAGE_SIZE;
 	uint64_t last = (plat.initrd.base + plat.initrd.size - mem_base + PAGE_SIZE - 1) / PAGE_SIZE;
+	if (last > npages)
+		last = npages; /* a partial last page of memory is not managed */
+	if (first >= last)
+		return;
 	for (uint64_t i = first; i < last; i++)
 		if (bit_test(i)) {
 			initrd_clash = true;
@@ -87,6 +91,7 @@ void page_alloc_init(void)
 }
 
 bool page_initrd_held(void) { return initrd_pages != 0; }
+bool page_initrd_clashes(void) { return initrd_clash; }
 
 void page_release_initrd(void)
 {

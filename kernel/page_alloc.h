@@ -26,6 +26,8 @@ void page_get_stats(struct page_stats *out);
 /* Whether the initrd's pages (plat.initrd) are reserved: from init until page_release_initrd;
  * never if they overlap another reservation. */
 bool page_initrd_held(void);
+/* Whether the initrd overlaps another reservation (then it is not held, and not to be read). */
+bool page_initrd_clashes(void);
 /* Gives the initrd's pages to the allocator, once it has been read. */
 void page_release_initrd(void);
 bool page_is_free(uint64_t addr);

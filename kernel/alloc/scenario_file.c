@@ -23,7 +23,7 @@ void scenario_file_load(void)
 {
 	if (plat.initrd_error) {
 		file_refusal = plat.initrd_error;
-	} else if (plat.initrd.size && !page_initrd_held()) {
+	} else if (page_initrd_clashes()) {
 		file_refusal = "the initrd overlaps the kernel, the device tree or the firmware";
 	} else if (plat.initrd.size > SCEN_FILE_MAX) {
 		file_text = "", file_len = plat.initrd.size; /* the core refuses it by its size, reading nothing */
