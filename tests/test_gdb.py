@@ -265,6 +265,8 @@ def test_gdb_micro_kernel_state(boot, request):
     assert re.search(rf"^micro-kernel {who.group(1)} \(core \d+\): \d+ of 4 cores free", text, re.M), where
     assert re.search(rf"^  (wait \d+: job {who.group(2)} |job {who.group(2)}: )", text, re.M), \
         f"the spawned job is neither queued nor a job of this home {where}"
+    clock = "the cores' virtual clocks (vtime=1)" if mosaiclib.vclock_default() else "the machine's serial clock (vtime=0)"
+    assert f"times: a request's t (its submission, ns) on {clock}" in text, f"mosaic-mk clock label {where}"
     assert sections["all"].count("micro-kernel ") == 4, where
     assert "no micro-kernel 99 (there are 4)" in sections["bad"], where
 

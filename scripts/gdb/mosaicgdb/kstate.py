@@ -180,16 +180,20 @@ def guest_time_ns():
         return None
 
 
+def virtual_time_active():
+    """Whether the kernel runs on per-core virtual clocks (vtime_active, set by vtime_start)."""
+    try:
+        return bool(read_global("vtime_active"))
+    except (gdb.error, gdb.GdbError):
+        return False
+
+
 def core_clock_ns(core):
     """The clock a core's messages are timed on, as (ns, virtual): under virtual time (vtime_active) the
     core's own virtual clock, its instruction count (vclock_table, as the vclock plugin last published it)
     x vtime_ns_per_insn + vt[core].skip, as the kernel's vtime_of() computes it; else the machine's serial
     clock (guest_time_ns()); virtual says which. ns is None if it cannot be read."""
-    try:
-        active = bool(read_global("vtime_active"))
-    except (gdb.error, gdb.GdbError):
-        active = False
-    if not active:
+    if not virtual_time_active():
         return guest_time_ns(), False
     try:
         hartid = int(read_global("harts")[core]["hartid"])

@@ -4,7 +4,7 @@ import gdb
 from mosaicgdb.command import MosaicCommand, command
 from mosaicgdb.kstate import (
     NOC_ANY, NOC_FLAG_XSEND, core_clock_ns, cpu_of_selected_thread, enum_names, guest_time_ns, has_field, mesh_cores,
-    msg_type_name, read_array, read_global, read_static, walk_list, write_table)
+    msg_type_name, read_array, read_global, read_static, virtual_time_active, walk_list, write_table)
 
 
 @command
@@ -179,6 +179,9 @@ same as the shell's `mk`, from the structures in kernel/alloc/proto.h (mks[]).""
             doms = [d]
         states = enum_names("enum home_state", "HJ_")
         mks = read_global("mks")
+        gdb.write("times: a request's t (its submission, ns) on the cores' virtual clocks (vtime=1)\n"
+                  if virtual_time_active() else
+                  "times: a request's t (its submission, ns) on the machine's serial clock (vtime=0)\n")
         for d in doms:
             m = mks[d]
             if not bool(m["ready"]):
