@@ -159,7 +159,9 @@ DOMAIN is a domain (micro-kernel) id; without it, every micro-kernel that has ru
 Shows the free cores, the wait queue in the global order (job, home, attempt,
 submission time, cores asked and committed here), the jobs submitted at this home
 with their state, the jobs running on its cores, and the sequencer's queue. The
-same as the shell's `mk`, from the structures in kernel/alloc/proto.h (mks[])."""
+same as the shell's `mk`, from the structures in kernel/alloc/proto.h (mks[]), after
+a times: line naming the clock of the submission times (the cores' virtual clocks
+under vtime=1, the machine's serial clock under vtime=0)."""
 
     name = "mosaic-mk"
 
