@@ -3,7 +3,7 @@
  * per-core by nature (own ids, time, the core's own NoC sends and receives) run
  * on the calling core; calls that change state shared by the domain run on the
  * domain's master core (its micro-kernel), which serves them one at a time in
- * arrival order. docs/kcalls.md has the table; kcall_table in kcall.c is its source.
+ * arrival order. docs/microkernel.md has the table; kcall_table in kcall.c is its source.
  * Numbers never change; gaps are reserved for the groups named below.
  */
 #ifndef KERNEL_KCALL_H

@@ -31,10 +31,3 @@ const char *ksym_lookup(uint64_t addr, uint64_t *offset)
 	return ksym_names + ksym_table[lo].name_off;
 }
 
-uint64_t ksym_address(const char *name)
-{
-	for (uint64_t i = 0; i < ksym_count; i++)
-		if (strcmp(ksym_names + ksym_table[i].name_off, name) == 0)
-			return ksym_table[i].addr;
-	return 0;
-}

@@ -10,6 +10,5 @@
 /* Name of the function holding addr and the offset into it, or NULL. */
 const char *ksym_lookup(uint64_t addr, uint64_t *offset);
 /* Address of a function by name, or 0. */
-uint64_t ksym_address(const char *name);
 
 #endif

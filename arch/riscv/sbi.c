@@ -8,7 +8,6 @@
 #define SBI_EXT_IPI 0x735049
 #define SBI_EXT_HSM 0x48534D
 #define SBI_EXT_SRST 0x53525354
-#define SBI_EXT_BASE 0x10
 
 static struct sbiret sbi_call(long ext, long fid, unsigned long a0, unsigned long a1, unsigned long a2)
 {
@@ -26,11 +25,6 @@ struct sbiret sbi_hart_start(unsigned long hartid, unsigned long start_addr, uns
 	return sbi_call(SBI_EXT_HSM, 0, hartid, start_addr, opaque);
 }
 
-struct sbiret sbi_hart_status(unsigned long hartid)
-{
-	return sbi_call(SBI_EXT_HSM, 2, hartid, 0, 0);
-}
-
 struct sbiret sbi_send_ipi(unsigned long hart_mask, unsigned long hart_mask_base)
 {
 	return sbi_call(SBI_EXT_IPI, 0, hart_mask, hart_mask_base, 0);
@@ -39,11 +33,6 @@ struct sbiret sbi_send_ipi(unsigned long hart_mask, unsigned long hart_mask_base
 struct sbiret sbi_set_timer(uint64_t stime_value)
 {
 	return sbi_call(SBI_EXT_TIME, 0, stime_value, 0, 0);
-}
-
-struct sbiret sbi_probe_extension(long ext)
-{
-	return sbi_call(SBI_EXT_BASE, 3, (unsigned long)ext, 0, 0);
 }
 
 void sbi_shutdown(void)

@@ -17,16 +17,9 @@ struct sbiret {
 #define SBI_ERR_INVALID_PARAM -3
 #define SBI_ERR_ALREADY_AVAILABLE -6
 
-/* HSM hart states */
-#define SBI_HSM_STARTED 0
-#define SBI_HSM_STOPPED 1
-#define SBI_HSM_START_PENDING 2
-
 struct sbiret sbi_hart_start(unsigned long hartid, unsigned long start_addr, unsigned long opaque);
-struct sbiret sbi_hart_status(unsigned long hartid);
 struct sbiret sbi_send_ipi(unsigned long hart_mask, unsigned long hart_mask_base);
 struct sbiret sbi_set_timer(uint64_t stime_value);
-struct sbiret sbi_probe_extension(long ext);
 void sbi_shutdown(void) __attribute__((noreturn));
 const char *sbi_strerror(long error);
 

@@ -81,17 +81,3 @@ int task_disconnect(struct task *parent, struct task *child)
 	return -ENOENT;
 }
 
-const char *task_state_name(int state)
-{
-	switch (state) {
-	case TASK_CREATED: return "created";
-	case TASK_BLOCKED: return "blocked";
-	case TASK_READY: return "ready";
-	case TASK_DELAYED: return "delayed";
-	case TASK_RUNNING: return "running";
-	case TASK_STOPPED: return "stopped";
-	case TASK_COMPLETED: return "completed";
-	case TASK_FAILED: return "failed";
-	default: return "?";
-	}
-}

@@ -129,6 +129,5 @@ static inline enum task_state task_state(const struct task *t)
 	return (enum task_state)__atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
 }
 static inline uint64_t task_runs(const struct task *t) { return __atomic_load_n(&t->runs, __ATOMIC_RELAXED); }
-const char *task_state_name(int state);
 
 #endif

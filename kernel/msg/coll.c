@@ -180,14 +180,6 @@ int msg_group_init(struct msg_group *g, const uint16_t *cores, unsigned n)
 	return 0;
 }
 
-int msg_group_world(struct msg_group *g)
-{
-	uint16_t cores[MOSAIC_MAX_HARTS];
-	for (unsigned i = 0; i < mesh.cores; i++)
-		cores[i] = (uint16_t)i;
-	return msg_group_init(g, cores, mesh.cores);
-}
-
 static bool member(const struct msg_group *g) { return g && g->n && g->rank < g->n; }
 
 static const unsigned algos_of[COLL_KINDS] = {

@@ -75,7 +75,6 @@ int msg_group_init(struct msg_group *g, const uint16_t *cores, unsigned n);
 /* Levels of the base tree that one edge of a group's tree spans (coll_tree_stride). */
 unsigned msg_tree_stride(void);
 /* All cores in id order. */
-int msg_group_world(struct msg_group *g);
 
 int msg_barrier(struct msg_group *g, unsigned how);
 int msg_bcast(struct msg_group *g, unsigned how, unsigned root, void *buf, uint32_t len);

@@ -682,17 +682,6 @@ int msg_wait(struct msg_request *req, struct msg_status *st)
 	return req->status.error;
 }
 
-int msg_waitall(struct msg_request *reqs, unsigned n)
-{
-	int err = 0;
-	for (unsigned i = 0; i < n; i++) {
-		int e = msg_wait(&reqs[i], 0);
-		if (e && !err)
-			err = e;
-	}
-	return err;
-}
-
 int msg_send_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len)
 {
 	/* fast path: nothing queued before us, so sending at once keeps every ordering rule */
@@ -971,7 +960,6 @@ bool msg_credit_waiters(void)
 	return __atomic_load_n(&mb->credit_count, __ATOMIC_RELAXED) != 0;
 }
 
-unsigned msg_unhandled_count(unsigned core) { return endpoints[core].uh_count; }
 
 /* ---- user sessions: messages belong to their sender's task ---- */
 

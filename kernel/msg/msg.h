@@ -95,7 +95,6 @@ int msg_irecv(int src, int tag, void *buf, uint32_t cap, struct msg_request *req
 /* *done = 1 and the status once req completed; never waits. */
 int msg_test(struct msg_request *req, int *done, struct msg_status *st);
 int msg_wait(struct msg_request *req, struct msg_status *st);
-int msg_waitall(struct msg_request *reqs, unsigned n);
 /* The header of the next matching message without taking it (block: wait for one). */
 int msg_probe(int src, int tag, bool block, struct msg_status *st);
 
@@ -155,7 +154,6 @@ bool msg_credit_waiters(void);
 bool msg_endpoint_has_news(unsigned ep);
 
 /* Messages waiting in this core's unhandled-message queue (for the shell and tests). */
-unsigned msg_unhandled_count(unsigned core);
 
 /* A session id for a task that starts alone (never 0, never with MSG_SESSION_JOB). */
 uint32_t msg_new_session(void);
