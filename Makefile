@@ -299,7 +299,7 @@ help:
 	@echo "  make bench-kernel kernel calls local vs forwarded, contention, dispatchers, on the virtual and serial"
 	@echo "                  clocks (-icount, ~20 s) -> build/bench/kernel.json"
 	@echo "  make bench-alloc  the thesis's job allocation figures 5.1-5.6 on the serial and the virtual clock (-icount,"
-	@echo "                  about an hour) -> build/bench/alloc-serial.json, alloc.json,"
+	@echo "                  about 12 minutes on 2 host cores) -> build/bench/alloc-serial.json, alloc.json,"
 	@echo "                  CSV and PNG per figure; scripts/bench-alloc --quick|--only 5.3|--docs (docs/experiments.md)"
 	@echo "  make bench-invade invade/retreat/infect costs and the break-even loop (OctoPOS, -icount, virtual and"
 	@echo "                  serial clocks, ~20 s)"

@@ -8,7 +8,7 @@ import mosaiclib
 ROOT = mosaiclib.ROOT
 BENCH = ROOT / "build" / "bench"
 DOC = ROOT / "docs" / "experiments.md"
-THESIS = "shared/seeds/000_bffd8d5de652e0ee.txt"
+THESIS = "Distributed Job Allocation for Large-Scale Many-cores"
 
 VCORES = 8            # partial_sim=8: each micro-kernel manages 8 virtual cores
 REALTASK_HARTS = 36   # the default layout: 4 domains of 1 micro-kernel + 8 pico-kernels

@@ -45,7 +45,7 @@ def render_docs(data):
     comp = data.get("comparison")
     comp_clock = clock_of(comp["how"]) if comp else None
     add("`make bench-alloc` (`scripts/bench-alloc`) repeats the experiments of Chapter 5 of the seed thesis "
-        f"(`{THESIS}`, Figures 5.1 to 5.6) on Mosaic's implementation of the distributed job allocation protocol "
+        f"(*{THESIS}*, Figures 5.1 to 5.6) on Mosaic's implementation of the distributed job allocation protocol "
         "(`kernel/alloc/`). This page sets each claim of the thesis beside the numbers measured here and says whether "
         "it holds. Every number on it comes from `build/bench/alloc.json`; `scripts/bench-alloc --docs` rewrites "
         "the page from that file. The numbers hold only for the machine, revision and date below.")
