@@ -103,9 +103,37 @@ int bootargs_parse(const char *line, const struct bootarg *table, size_t n, boot
 	return errors;
 }
 
+/* Each key's value before the boot arguments are parsed: its default, which `help bootargs` shows. */
+#define DEFAULTS_MAX 128
+#define DEFAULT_STR_MAX 40
+static uint64_t default_u64[DEFAULTS_MAX];
+static char default_str[DEFAULTS_MAX][DEFAULT_STR_MAX];
+static size_t defaults_kept;
+
 int bootargs_parse_kernel(const char *line, bootarg_error_fn err)
 {
 	size_t n;
 	const struct bootarg *t = bootargs_table(&n);
+	defaults_kept = n < DEFAULTS_MAX ? n : DEFAULTS_MAX;
+	for (size_t i = 0; i < defaults_kept; i++) {
+		if (t[i].type == BOOTARG_TYPE_U64)
+			default_u64[i] = *(const uint64_t *)t[i].value;
+		else
+			strlcpy(default_str[i], t[i].value, DEFAULT_STR_MAX);
+	}
 	return bootargs_parse(line, t, n, err);
+}
+
+bool bootarg_default(size_t i, char *buf, size_t size)
+{
+	if (i >= defaults_kept)
+		return false;
+	const struct bootarg *t = &__bootargs_start[i];
+	if (t->type == BOOTARG_TYPE_STR)
+		snprintf(buf, size, "%s", default_str[i][0] ? default_str[i] : "empty");
+	else if (default_u64[i] < t->min || default_u64[i] > t->max)
+		snprintf(buf, size, "unset"); /* what not giving the key means is in its text */
+	else
+		snprintf(buf, size, "%lu", default_u64[i]);
+	return true;
 }

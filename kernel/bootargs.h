@@ -41,5 +41,9 @@ int bootargs_parse(const char *line, const struct bootarg *table, size_t n, boot
 int bootargs_parse_kernel(const char *line, bootarg_error_fn err);
 /* The kernel's declared keys, for `help` output. */
 const struct bootarg *bootargs_table(size_t *n);
+/* Key i's default (its value before the boot arguments were parsed) as text into buf: "empty"
+ * for an empty string, "unset" for a number outside the key's range (the key's text says what
+ * not giving it means). False if it was not kept. */
+bool bootarg_default(size_t i, char *buf, size_t size);
 
 #endif

@@ -26,6 +26,7 @@ static struct spinlock console_lock = SPINLOCK_INIT("console");
 static struct spinlock input_lock = SPINLOCK_INIT("console-input");
 static char input_ring[INPUT_SIZE];
 static uint32_t input_head, input_tail;
+static void (*interrupt_handler)(void);
 
 static void console_sink(void *ctx, char c)
 {
@@ -67,12 +68,16 @@ static bool console_drain_uart(void)
 {
 	uint64_t saved = spin_lock(&input_lock);
 	int c;
+	bool intr = false;
 	while ((input_head + 1) % INPUT_SIZE != input_tail && (c = uart_getc()) >= 0) {
 		input_ring[input_head] = (char)c;
 		input_head = (input_head + 1) % INPUT_SIZE;
+		intr |= c == CONSOLE_CTRL_C;
 	}
 	bool waiting = input_head != input_tail;
 	spin_unlock(&input_lock, saved);
+	if (intr && interrupt_handler)
+		interrupt_handler();
 	return waiting;
 }
 
@@ -100,12 +105,25 @@ static bool input_waiting(void *arg)
 	return console_drain_uart();
 }
 
+void console_set_interrupt_handler(void (*fn)(void)) { interrupt_handler = fn; }
+
+int console_trygetc(void)
+{
+	console_drain_uart();
+	uint64_t saved = spin_lock(&input_lock);
+	int c = -1;
+	if (input_head != input_tail) {
+		c = (unsigned char)input_ring[input_tail];
+		input_tail = (input_tail + 1) % INPUT_SIZE;
+	}
+	spin_unlock(&input_lock, saved);
+	return c;
+}
+
+bool console_input_waiting(void) { return console_drain_uart(); }
+
 char console_getc(void)
 {
 	core_wait(input_waiting, 0); /* the shell's hart may be a master: it serves meanwhile */
-	uint64_t saved = spin_lock(&input_lock);
-	char c = input_ring[input_tail];
-	input_tail = (input_tail + 1) % INPUT_SIZE;
-	spin_unlock(&input_lock, saved);
-	return c;
+	return (char)console_trygetc();
 }

@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include "kernel/config.h"
 
 int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -15,6 +16,14 @@ int vkprintf(const char *fmt, va_list ap);
 
 /* Waits in WFI for the next input character. */
 char console_getc(void);
+/* The next input character, or -1 at once if none was typed. */
+int console_trygetc(void);
+/* True if typed input waits to be read. */
+bool console_input_waiting(void);
+#define CONSOLE_CTRL_C 0x03
+/* fn is called whenever Ctrl-C reaches the console, as it is read from the UART (in its
+ * interrupt, whatever the core was doing: the shell kills the task that holds its core). */
+void console_set_interrupt_handler(void (*fn)(void));
 /* Switches input to the UART interrupt (routed through the PLIC to this hart). */
 void console_enable_input_irq(void);
 /* From panic: take the console even if a dead hart holds its lock. */

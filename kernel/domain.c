@@ -113,7 +113,7 @@ const char *domain_init(void)
 	return e;
 }
 
-SHELL_CMD(mesh, "mesh", "draw the mesh: core/hart of each tile, its domain, micro-kernels marked *")
+SHELL_CMD_NOWAIT(mesh, "mesh", "draw the mesh: core/hart of each tile, its domain, micro-kernels marked *")
 {
 	if (argc != 1)
 		return SHELL_USAGE;

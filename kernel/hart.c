@@ -162,6 +162,28 @@ void hart_call_wait(unsigned cpu)
 	vtime_advance_to(harts[cpu].call_end_vt); /* we learn of its end no earlier than it ended */
 }
 
+struct call_or {
+	struct hart *callee;
+	bool (*stop)(void *);
+	void *arg;
+};
+
+static bool call_finished_or(void *arg)
+{
+	const struct call_or *w = arg;
+	return call_finished(w->callee) || w->stop(w->arg);
+}
+
+bool hart_call_wait_or(unsigned cpu, bool (*stop)(void *), void *arg)
+{
+	struct call_or w = {.callee = &harts[cpu], .stop = stop, .arg = arg};
+	core_wait(call_finished_or, &w);
+	if (!call_finished(w.callee))
+		return false;
+	vtime_advance_to(harts[cpu].call_end_vt);
+	return true;
+}
+
 bool hart_call_pending(void)
 {
 	return call_arrived(this_hart());

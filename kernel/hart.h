@@ -133,6 +133,10 @@ const char *ipi_method(void);
  * hart_call_wait sleeps in WFI until it finished. False if the core is not online or busy. */
 bool hart_call(unsigned cpu, hart_fn fn, void *arg);
 void hart_call_wait(unsigned cpu);
+/* The same, but returns false as soon as stop(arg) holds (evaluated with interrupts off, cheap)
+ * while the call still runs; true once it ended (as hart_call_wait). For a caller that must go on
+ * reading its console meanwhile (the shell's foreground `run`). */
+bool hart_call_wait_or(unsigned cpu, bool (*stop)(void *), void *arg);
 /* The token of the call of fn running on cpu (0: fn does not run there): what
  * hart_call_watch_end waits for. Tokens name calls, so a later call of the same function has
  * another. */

@@ -172,7 +172,7 @@ bool page_is_free(uint64_t addr)
 	return !bit_test((addr - mem_base) / PAGE_SIZE);
 }
 
-SHELL_CMD(mem, "mem", "memory map and page allocator usage")
+SHELL_CMD_NOWAIT(mem, "mem", "memory map and page allocator usage")
 {
 	if (argc != 1)
 		return SHELL_USAGE;

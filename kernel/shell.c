@@ -7,6 +7,9 @@
 #include "kernel/background.h"
 #include <stdint.h>
 #include "kernel/vtime.h"
+#include "kernel/hart.h"
+#include "kernel/utask.h"
+#include "lib/format.h"
 
 extern const struct shell_cmd __shellcmds_start[], __shellcmds_end[];
 
@@ -52,8 +55,10 @@ int shell_exec(const char *line)
 		return SHELL_USAGE;
 	}
 	int r = c->fn(argc, argv);
-	if (r == SHELL_USAGE)
-		kprintf("usage: %s\n", c->usage);
+	if (r == SHELL_USAGE) {
+		kprintf("usage: ");
+		shell_print_wrapped(c->usage, 7, 7);
+	}
 	return r == SHELL_USAGE_SHOWN ? SHELL_USAGE : r;
 }
 
@@ -78,50 +83,269 @@ int shell_run_script(const char *script)
 	return 0;
 }
 
+/*
+ * The line editor, shared by the prompt and by the service of a busy shell (shell_serve_busy):
+ * a line begun at the prompt goes on being typed while a task holds the shell's core.
+ */
+static char edit_buf[LINE_MAX];
+static size_t edit_len;
+static unsigned shell_cpu = ~0u; /* the core of the interactive loop, once it runs */
+static bool serving;             /* shell_serve_busy runs: a trap inside it does not serve again */
+
+enum edit_result { EDIT_MORE, EDIT_LINE, EDIT_CANCEL, EDIT_BG };
+
+#define CTRL_U 0x15
+#define CTRL_Z 0x1a
+
+static enum edit_result edit_feed(char c)
+{
+	if (c == '\r' || c == '\n') {
+		kprintf("\n");
+		edit_buf[edit_len] = 0;
+		edit_len = 0;
+		return EDIT_LINE;
+	}
+	if (c == CONSOLE_CTRL_C) { /* the line is dropped, as a shell's Ctrl-C does */
+		kprintf("^C\n");
+		edit_len = 0;
+		return EDIT_CANCEL;
+	}
+	if (c == CTRL_Z)
+		return EDIT_BG;
+	if (c == 0x7f || c == '\b') {
+		if (edit_len) {
+			edit_len--;
+			kprintf("\b \b");
+		}
+		return EDIT_MORE;
+	}
+	if (c == CTRL_U) { /* erase the line */
+		for (; edit_len; edit_len--)
+			kprintf("\b \b");
+		return EDIT_MORE;
+	}
+	if ((unsigned char)c < ' ' || edit_len == sizeof edit_buf - 1)
+		return EDIT_MORE;
+	edit_buf[edit_len++] = c;
+	kprintf("%c", c);
+	return EDIT_MORE;
+}
+
+/* Ctrl-C typed while a user task holds the shell's own core (a `run` there, or a job's task the
+ * core runs while the shell waits) kills it: from the console's interrupt, so that it works
+ * even while the task waits in a kernel call, where the shell cannot run. */
+static void interrupt_typed(void)
+{
+	unsigned me = this_cpu();
+	if (me == shell_cpu && __atomic_load_n(&harts[me].task_serial, __ATOMIC_ACQUIRE))
+		utask_kill(me, 0);
+}
+
+bool shell_serving_busy(void) { return serving; }
+
+/* The commands that run while the shell's core is busy, sorted, as one wrapped list from column col. */
+static void print_nowait(unsigned col)
+{
+	char list[512];
+	size_t len = 0;
+	const char *last = "";
+	for (;;) {
+		const struct shell_cmd *next = 0;
+		for (const struct shell_cmd *c = __shellcmds_start; c < __shellcmds_end; c++)
+			if ((c->flags & SHELL_NOWAIT) && strcmp(c->name, last) > 0 && (!next || strcmp(c->name, next->name) < 0))
+				next = c;
+		if (!next)
+			break;
+		len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s%s", *last ? ", " : "",
+					next->name);
+		last = next->name;
+	}
+	shell_print_wrapped(list, col, 2);
+}
+
+/* The command name a line begins with, into name (empty if the line is blank). */
+static void first_word(const char *line, char *name, size_t size)
+{
+	size_t n = 0;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	for (; *line && *line != ' ' && *line != '\t' && n + 1 < size; line++)
+		name[n++] = *line;
+	name[n] = 0;
+}
+
+unsigned shell_serve_busy(const char *busy)
+{
+	if (serving)
+		return 0;
+	serving = true;
+	unsigned keys = 0;
+	for (int c; (c = console_trygetc()) >= 0;) {
+		enum edit_result r = edit_feed((char)c);
+		if (r == EDIT_CANCEL)
+			keys |= SHELL_KEY_INTR;
+		else if (r == EDIT_BG)
+			keys |= SHELL_KEY_BG;
+		if (r != EDIT_LINE)
+			continue;
+		char line[LINE_MAX], name[32];
+		strlcpy(line, edit_buf, sizeof line);
+		first_word(line, name, sizeof name);
+		const struct shell_cmd *cmd = find_cmd(name);
+		if (cmd && (cmd->flags & SHELL_NOWAIT)) {
+			shell_exec(line);
+		} else if (name[0]) {
+			char why[160];
+			snprintf(why, sizeof why, "shell: %s; Ctrl-C kills it; meanwhile only the commands that never wait "
+				 "run:", busy);
+			shell_print_wrapped(why, 0, 2);
+			kprintf("  ");
+			print_nowait(2);
+		}
+		kprintf("mosaic> ");
+	}
+	serving = false;
+	return keys;
+}
+
+void shell_task_edge(void)
+{
+	if (this_cpu() != shell_cpu || serving || !console_input_waiting())
+		return;
+	char busy[80];
+	snprintf(busy, sizeof busy, "core %u, the shell's own, runs a user task", shell_cpu);
+	shell_serve_busy(busy);
+}
+
+void shell_task_starts(void)
+{
+	if (this_cpu() == shell_cpu && console_input_waiting())
+		ipi_send(shell_cpu, IPI_WAKE); /* taken at the first instruction: shell_task_edge serves it */
+}
+
 void shell_loop(void)
 {
-	char line[LINE_MAX];
+	shell_cpu = this_cpu();
+	console_set_interrupt_handler(interrupt_typed);
 	for (;;) {
 		kprintf("mosaic> ");
-		size_t n = 0;
-		for (;;) {
-			char c = console_getc();
-			if (c == '\r' || c == '\n') {
-				kprintf("\n");
-				break;
-			}
-			if (c == 0x7f || c == '\b') {
-				if (n) {
-					n--;
-					kprintf("\b \b");
-				}
-				continue;
-			}
-			if (c == 0x15) { /* ctrl-U: erase the line */
-				for (; n; n--)
-					kprintf("\b \b");
-				continue;
-			}
-			if ((unsigned char)c < ' ' || n == sizeof line - 1)
-				continue;
-			line[n++] = c;
-			kprintf("%c", c);
-		}
-		line[n] = 0;
+		enum edit_result r;
+		while ((r = edit_feed(console_getc())) != EDIT_LINE && r != EDIT_CANCEL)
+			;
+		if (r == EDIT_CANCEL)
+			continue;
+		char line[LINE_MAX];
+		strlcpy(line, edit_buf, sizeof line);
 		vtime_external_event(); /* a typed command comes after all the cores have done */
 		shell_exec(line);
 	}
 }
 
-SHELL_CMD(help, "help [command | bootargs]", "list commands, one command's usage, or the boot arguments")
+/* ---- help ---- */
+
+void shell_print_wrapped(const char *text, unsigned col, unsigned indent)
+{
+	bool first = true;
+	for (const char *p = text; *p;) {
+		while (*p == ' ')
+			p++;
+		size_t w = 0;
+		while (p[w] && p[w] != ' ')
+			w++;
+		if (!w)
+			break;
+		if (!first && col + 1 + w > SHELL_WIDTH) {
+			kprintf("\n%*s", (int)indent, "");
+			col = indent;
+			first = true;
+		}
+		kprintf("%s%.*s", first ? "" : " ", (int)w, p);
+		col += (first ? 0 : 1) + (unsigned)w;
+		first = false;
+		p += w;
+	}
+	kprintf("\n");
+}
+
+/* The groups `help` lists the commands in, by the source file (or directory) that defines them:
+ * a command belongs to the first group one of whose paths begins its file's path. */
+#define GROUP_PATHS 6
+static const struct {
+	const char *title;
+	const char *paths[GROUP_PATHS];
+} groups[] = {
+	{"the shell", {"kernel/shell.c"}},
+	{"the machine", {"kernel/smp.c", "kernel/page_alloc.c", "kernel/domain.c", "kernel/vclock.c", "kernel/vtime.c"}},
+	{"user tasks", {"kernel/utask_cmd.c", "kernel/dispatch/", "kernel/share_cmd.c", "kernel/shm.c"}},
+	{"jobs and their allocation", {"kernel/alloc/"}},
+	{"messages and the NoC", {"kernel/msg/", "drivers/noc/", "kernel/noc_sampler.c"}},
+	{"tests, profiles and benchmarks", {"kernel/ktest.c", "kernel/prof.c", "kernel/bench/"}},
+};
+#define NGROUPS (sizeof groups / sizeof groups[0])
+
+static unsigned group_of(const struct shell_cmd *c)
+{
+	for (unsigned g = 0; g < NGROUPS; g++)
+		for (unsigned i = 0; i < GROUP_PATHS && groups[g].paths[i]; i++)
+			if (strncmp(c->file, groups[g].paths[i], strlen(groups[g].paths[i])) == 0)
+				return g;
+	return NGROUPS; /* "other": a new file's commands, until it is given a group here */
+}
+
+#define DEFAULT_TEXT 48
+#define HELP_COL 28 /* the column the descriptions start at */
+
+static void help_entry(const struct shell_cmd *c)
+{
+	kprintf("  ");
+	if (strlen(c->usage) <= HELP_COL - 3) {
+		kprintf("%-*s", HELP_COL - 2, c->usage);
+	} else { /* a long usage gets lines of its own */
+		shell_print_wrapped(c->usage, 2, 6);
+		kprintf("%*s", HELP_COL, "");
+	}
+	shell_print_wrapped(c->help, HELP_COL, HELP_COL);
+}
+
+/* Lists group g's commands sorted by name: each time the next larger name (the table is the
+ * linker's, in no order, and small). */
+static void help_group(unsigned g)
+{
+	const char *last = "";
+	for (;;) {
+		const struct shell_cmd *next = 0;
+		for (const struct shell_cmd *c = __shellcmds_start; c < __shellcmds_end; c++)
+			if (group_of(c) == g && strcmp(c->name, last) > 0 && (!next || strcmp(c->name, next->name) < 0))
+				next = c;
+		if (!next)
+			return;
+		if (!*last)
+			kprintf("%s:\n", g < NGROUPS ? groups[g].title : "other");
+		help_entry(next);
+		last = next->name;
+	}
+}
+
+static void help_bootargs(void)
+{
+	size_t n;
+	const struct bootarg *t = bootargs_table(&n);
+	kprintf("  %-18s %-10s %s\n", "key", "default", "meaning");
+	for (size_t i = 0; i < n; i++) {
+		char def[DEFAULT_TEXT];
+		if (!bootarg_default(i, def, sizeof def))
+			strlcpy(def, "?", sizeof def);
+		kprintf("  %-18s %-10s ", t[i].key, def);
+		shell_print_wrapped(t[i].help, 31 + (strlen(def) > 10 ? (unsigned)strlen(def) - 10 : 0), 31);
+	}
+}
+
+SHELL_CMD_NOWAIT(help, "help [COMMAND | bootargs]", "the commands by group, one command's usage, or the boot arguments")
 {
 	if (argc > 2)
 		return SHELL_USAGE;
 	if (argc == 2 && strcmp(argv[1], "bootargs") == 0) {
-		size_t n;
-		const struct bootarg *t = bootargs_table(&n);
-		for (size_t i = 0; i < n; i++)
-			kprintf("  %-18s %s\n", t[i].key, t[i].help);
+		help_bootargs();
 		return 0;
 	}
 	if (argc == 2) {
@@ -130,15 +354,25 @@ SHELL_CMD(help, "help [command | bootargs]", "list commands, one command's usage
 			kprintf("help: no command '%s'\n", argv[1]);
 			return SHELL_USAGE;
 		}
-		kprintf("usage: %s\n  %s\n", c->usage, c->help);
+		kprintf("usage: ");
+		shell_print_wrapped(c->usage, 7, 7);
+		kprintf("  ");
+		shell_print_wrapped(c->help, 2, 2);
+		if (c->flags & SHELL_NOWAIT)
+			kprintf("  (it never waits: it runs even while a task holds the shell's core)\n");
 		return 0;
 	}
-	for (const struct shell_cmd *c = __shellcmds_start; c < __shellcmds_end; c++)
-		kprintf("  %-28s %s\n", c->usage, c->help);
+	for (unsigned g = 0; g <= NGROUPS; g++)
+		help_group(g);
+	shell_print_wrapped("Ctrl-C kills the foreground task (and any task on the shell's own core); Ctrl-Z puts "
+			    "a foreground run in the background, where 'run ... &' starts one. Meanwhile only the "
+			    "commands that never wait run:", 0, 0);
+	kprintf("  ");
+	print_nowait(2);
 	return 0;
 }
 
-SHELL_CMD(poweroff, "poweroff [code]", "power off; QEMU exits with code (default 0)")
+SHELL_CMD_NOWAIT(poweroff, "poweroff [code]", "power off; QEMU exits with code (default 0)")
 {
 	uint64_t code = 0;
 	if (argc > 2 || (argc == 2 && (!parse_u64(argv[1], &code) || code > 255)))
@@ -158,7 +392,7 @@ SHELL_CMD(sleep, "sleep MS", "wait MS milliseconds of guest time (at most 600000
 	return 0;
 }
 
-SHELL_CMD(dmesg, "dmesg", "print the kernel log (the last 64 KiB of console output)")
+SHELL_CMD_NOWAIT(dmesg, "dmesg", "print the kernel log (the last 64 KiB of console output)")
 {
 	if (argc != 1)
 		return SHELL_USAGE;

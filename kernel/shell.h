@@ -7,24 +7,36 @@
 #ifndef KERNEL_SHELL_H
 #define KERNEL_SHELL_H
 
+#include <stdbool.h>
+
 #define SHELL_USAGE (-1)
 /* A usage error whose message is already printed (by a command another command ran): the shell
  * reports it as SHELL_USAGE without printing a second usage line. */
 #define SHELL_USAGE_SHOWN (-2)
 #define SHELL_MAX_ARGS 16
 
+/* A command that never waits (it reads state, kills, powers off: tasks, mk, kill, ...): the shell
+ * runs it even while its core is busy (a foreground `run`, a user task on the shell's own core). */
+#define SHELL_NOWAIT 1u
+
 struct shell_cmd {
 	const char *name;
 	const char *usage;
 	const char *help;
+	const char *file; /* the source file that defines it: `help` groups the commands by it */
+	unsigned flags;   /* SHELL_NOWAIT */
 	int (*fn)(int argc, char **argv);
 };
 
-#define SHELL_CMD(cname, cusage, chelp)                                                               \
+#define SHELL_CMD_FLAGS(cname, cflags, cusage, chelp)                                                  \
 	static int shcmd_##cname(int argc, char **argv);                                              \
 	static const struct shell_cmd __shcmd_##cname __attribute__((used, section(".shellcmds"), aligned(8))) = { \
-		.name = #cname, .usage = cusage, .help = chelp, .fn = shcmd_##cname};                 \
+		.name = #cname, .usage = cusage, .help = chelp, .file = __FILE__, .flags = cflags,    \
+		.fn = shcmd_##cname};                                                                 \
 	static int shcmd_##cname(int argc __attribute__((unused)), char **argv __attribute__((unused)))
+#define SHELL_CMD(cname, cusage, chelp) SHELL_CMD_FLAGS(cname, 0, cusage, chelp)
+/* A command that never waits (SHELL_NOWAIT). */
+#define SHELL_CMD_NOWAIT(cname, cusage, chelp) SHELL_CMD_FLAGS(cname, SHELL_NOWAIT, cusage, chelp)
 
 /* Runs one command line; returns the command's status (SHELL_USAGE for an unknown command). */
 int shell_exec(const char *line);
@@ -32,5 +44,28 @@ int shell_exec(const char *line);
 int shell_run_script(const char *script);
 /* The interactive loop; never returns (poweroff ends it). */
 void shell_loop(void) __attribute__((noreturn));
+
+/*
+ * While the shell's core is busy (a foreground `run` waits for its task, or a user task runs on
+ * the shell's own core), the shell still reads the console: what was typed is edited and echoed
+ * as at the prompt, a finished line runs if its command never waits (SHELL_NOWAIT) and is
+ * refused, saying `busy` (what keeps the shell), otherwise. Never waits. Returns what special
+ * keys came: SHELL_KEY_INTR for Ctrl-C, SHELL_KEY_BG for Ctrl-Z (the caller acts on them).
+ */
+#define SHELL_KEY_INTR 1u
+#define SHELL_KEY_BG 2u
+unsigned shell_serve_busy(const char *busy);
+/* From a trap taken in U-mode (kernel/utask.c): on the shell's core, once the interactive shell
+ * runs, serves what was typed as shell_serve_busy does; the task there goes on after. */
+void shell_task_edge(void);
+/* A user task is about to enter U-mode on this core (kernel/utask.c): on the shell's core, input
+ * typed before it (which raises no more interrupts) is served at its first instruction. */
+void shell_task_starts(void);
+/* True while shell_serve_busy runs a command: one that would wait refuses instead. */
+bool shell_serving_busy(void);
+/* Prints text from column col (where the cursor is), breaking lines at spaces so that none is
+ * longer than SHELL_WIDTH; continuation lines start at column indent. */
+#define SHELL_WIDTH 80
+void shell_print_wrapped(const char *text, unsigned col, unsigned indent);
 
 #endif

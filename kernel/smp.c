@@ -165,7 +165,7 @@ void smp_print_wakeups(void)
 	kprintf("harts: WFIs=%lu (asleep on a lock %lu) timer interrupts=%lu IPIs=%lu\n", wfis, lock_sleeps, timer_irqs, ipis);
 }
 
-SHELL_CMD(harts, "harts", "list every hart: state, check-in time, interrupts taken")
+SHELL_CMD_NOWAIT(harts, "harts", "list every hart: state, check-in time, interrupts taken")
 {
 	if (argc != 1)
 		return SHELL_USAGE;

@@ -1,5 +1,6 @@
 /* Loading, running and policing user tasks (see utask.h). */
 #include "kernel/utask.h"
+#include "kernel/shell.h"
 #include "kernel/utask_internal.h"
 #include "kernel/hart.h"
 #include "arch/riscv/csr.h"
@@ -227,6 +228,7 @@ static void task_run(struct utask *t, struct trap_frame *frame, struct utask_res
 	as_activate(&t->as);
 	irq_disable();
 	share_arm(); /* a time-sliced core: its slice check survives what the kernel did since */
+	shell_task_starts(); /* on the shell's core, input typed before the task is served from its traps */
 	long v = uctx_enter(frame, t->kctx);
 	me = this_hart(); /* a task of a share group may have moved to another core meanwhile */
 	as_activate(0);
@@ -396,6 +398,7 @@ void utask_trap(struct trap_frame *f)
 
 void utask_interrupted(struct trap_frame *f)
 {
+	shell_task_edge(); /* on the shell's core the shell reads what was typed (a `kill` takes effect below) */
 	struct utask *t = this_hart()->utask;
 	if (t)
 		leave_if_killed(t);

@@ -7,19 +7,42 @@
 #include "lib/string.h"
 #include "kernel/domain.h"
 #include "kernel/shell.h"
+#include "lib/format.h"
 
 /* ---- the shell ---- */
 
+/* A run's life: the shell waits for it in the foreground, or it was left to run in the
+ * background (run ... &, Ctrl-Z), where its own core reports its end. */
+enum run_state { RUN_FOREGROUND, RUN_BACKGROUND, RUN_ENDED };
+
 struct run_request {
-	const char *name;
+	const char *name; /* the program table's own string: it outlives the command line */
 	uint64_t arg, cpu_ms;
+	volatile uint32_t state; /* enum run_state: the shell and the task's core race to change it */
+	volatile uint32_t kill_wanted; /* Ctrl-C came: kill the task once it has started */
 	struct utask_result res;
 };
+
+/* A background run outlives the command that started it: one request per core, free again
+ * once the core's call has ended (hart_call refuses a core whose call still runs). */
+static struct run_request runs[MOSAIC_MAX_HARTS];
+
+static void report_end(const char *name, unsigned core, const struct utask_result *res)
+{
+	if (res->status == 0)
+		kprintf("mosaic: task %s on core %u exited with %d\n", name, core, res->exit_code);
+	else if (res->status == -EFAULT)
+		kprintf("mosaic: task %s on core %u was killed\n", name, core);
+	else
+		kprintf("mosaic: task %s on core %u could not start: %s\n", name, core, kstrerror(res->status));
+}
 
 static void run_on_this_core(void *arg)
 {
 	struct run_request *r = arg;
 	utask_run_entry(r->name, 0, r->arg, r->cpu_ms, &r->res);
+	if (__atomic_exchange_n(&r->state, RUN_ENDED, __ATOMIC_ACQ_REL) == RUN_BACKGROUND)
+		report_end(r->name, this_cpu(), &r->res); /* nobody waits for it: its own core says so */
 }
 
 int utask_run_on(unsigned core, const char *name, uint64_t arg, struct utask_result *res)
@@ -45,9 +68,65 @@ int utask_run_limited_on(unsigned core, const char *name, uint64_t arg, uint64_t
 	return 0;
 }
 
-SHELL_CMD(run, "run PROGRAM [ARG] [core C] [cpu MS]",
-	  "run a user program on a pico-kernel (list them with 'programs'); cpu: its CPU-time limit in ms")
+/* Prints the pico-kernels as ranges ("0-6,8-9"): where a task can run. */
+static void print_pico_kernels(void)
 {
+	const char *sep = "";
+	for (unsigned c = 0; c < hart_count; c++) {
+		if (is_master(c))
+			continue;
+		unsigned last = c;
+		while (last + 1 < hart_count && !is_master(last + 1))
+			last++;
+		if (last == c)
+			kprintf("%s%u", sep, c);
+		else
+			kprintf("%s%u-%u", sep, c, last);
+		sep = ",";
+		c = last;
+	}
+}
+
+static bool typed_or_kill_due(void *arg)
+{
+	const struct run_request *r = arg;
+	return console_input_waiting() || r->kill_wanted == 1;
+}
+
+/* The shell waits for its foreground run on another core, reading the console meanwhile:
+ * Ctrl-C kills the task, Ctrl-Z leaves it in the background, and what only observes runs.
+ * Returns the command's status, or -1 once the run went to the background. */
+static int run_foreground(struct run_request *r, unsigned core)
+{
+	char busy[96];
+	snprintf(busy, sizeof busy, "the foreground task %s runs on core %u (Ctrl-Z: to the background)", r->name, core);
+	while (!hart_call_wait_or(core, typed_or_kill_due, r)) {
+		unsigned keys = shell_serve_busy(busy);
+		if (keys & SHELL_KEY_INTR)
+			r->kill_wanted = 1;
+		/* a Ctrl-C that came before the task started waits until there is a task to kill */
+		if (r->kill_wanted == 1 && utask_kill(core, 0) == 0)
+			r->kill_wanted = 2;
+		if (!(keys & SHELL_KEY_BG))
+			continue;
+		uint32_t fg = RUN_FOREGROUND;
+		if (__atomic_compare_exchange_n(&r->state, &fg, RUN_BACKGROUND, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			kprintf("^Z\nrun: task %s on core %u goes on in the background; its end will be reported\n", r->name,
+				core);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+SHELL_CMD(run, "run PROGRAM [ARG] [core C] [cpu MS] [&]",
+	  "run a user program on a pico-kernel ('programs' lists them) and wait for its end: Ctrl-C kills it, "
+	  "Ctrl-Z puts it in the background; with &, start it there. core: where (default: an idle pico-kernel "
+	  "other than the shell's); cpu: its CPU-time limit in ms")
+{
+	bool background = argc > 2 && strcmp(argv[argc - 1], "&") == 0;
+	if (background)
+		argc--;
 	if (argc < 2)
 		return SHELL_USAGE;
 	uint64_t arg = 0, core = hart_count, cpu_ms = 0;
@@ -66,34 +145,72 @@ SHELL_CMD(run, "run PROGRAM [ARG] [core C] [cpu MS]",
 		kprintf("run: cpu MS must be 1..86400000 (without it: the boot default task_cpu_ms)\n");
 		return SHELL_USAGE;
 	}
-	if (!user_program_find(argv[1])) {
+	const struct user_program *prog = user_program_find(argv[1]);
+	if (!prog) {
 		kprintf("run: no program '%s' (see 'programs')\n", argv[1]);
 		return SHELL_USAGE;
 	}
-	if (!chose_core) /* the first idle pico-kernel */
+	unsigned me = this_cpu();
+	if (chose_core && core >= hart_count) {
+		kprintf("run: there is no core %lu: this machine has cores 0..%u\n", core, hart_count - 1);
+		return 1;
+	}
+	if (chose_core && is_master((unsigned)core)) {
+		kprintf("run: core %lu is the micro-kernel of domain %u, which runs no user task; pico-kernels: ", core,
+			domain_of((unsigned)core));
+		print_pico_kernels();
+		kprintf("\n");
+		return 1;
+	}
+	/* by default an idle pico-kernel other than the shell's: a task on the shell's own core holds
+	 * the shell, which then only observes (shell_task_edge) */
+	for (unsigned pass = 0; !chose_core && pass < 2 && core == hart_count; pass++)
 		for (unsigned c = 0; c < hart_count && core == hart_count; c++)
-			if (!is_master(c) && (c == this_cpu() || harts[c].state == HART_ONLINE))
+			if (!is_master(c) && (pass ? c == me && !harts[c].utask : c != me && harts[c].state == HART_ONLINE))
 				core = c;
 	if (core >= hart_count) {
-		kprintf("run: no idle pico-kernel (every core is a micro-kernel or busy; try fewer domains=)\n");
+		bool any = false;
+		for (unsigned c = 0; c < hart_count; c++)
+			any |= !is_master(c);
+		kprintf(any ? "run: every pico-kernel is busy ('tasks' and 'mk' show what runs); try again later\n"
+			    : "run: every core is a micro-kernel (partial simulation, or one core per domain): no core "
+			      "runs user tasks; boot with fewer domains=\n");
 		return 1;
 	}
-	struct utask_result res;
-	int e = utask_run_limited_on((unsigned)core, argv[1], arg, cpu_ms, &res);
-	if (e) {
-		kprintf("run: cannot run on core %lu: %s\n", core, kstrerror(e));
+	if (core == me && background) {
+		kprintf("run: core %u is the shell's own: a task there runs in the foreground only (leave out 'core' "
+			"to get another)\n", me);
 		return 1;
 	}
-	if (res.status == 0)
-		kprintf("mosaic: task %s on core %lu exited with %d\n", argv[1], core, res.exit_code);
-	else if (res.status == -EFAULT)
-		kprintf("mosaic: task %s on core %lu was killed\n", argv[1], core);
-	else
-		kprintf("mosaic: task %s on core %lu could not start: %s\n", argv[1], core, kstrerror(res.status));
-	return res.status == 0 && res.exit_code == 0 ? 0 : 1;
+	struct run_request *r = &runs[core];
+	if (core == me) { /* the task runs on the shell's stack: the shell serves the console from its traps */
+		struct run_request here = {.name = prog->name, .arg = arg, .cpu_ms = cpu_ms, .state = RUN_FOREGROUND};
+		run_on_this_core(&here);
+		report_end(prog->name, me, &here.res);
+		return here.res.status == 0 && here.res.exit_code == 0 ? 0 : 1;
+	}
+	if (harts[core].state != HART_ONLINE || r->state == RUN_BACKGROUND) {
+		kprintf("run: core %lu is busy (a task or a call runs there; 'tasks' and 'mk' show what)\n", core);
+		return 1;
+	}
+	*r = (struct run_request){.name = prog->name, .arg = arg, .cpu_ms = cpu_ms,
+				  .state = background ? RUN_BACKGROUND : RUN_FOREGROUND};
+	if (!hart_call((unsigned)core, run_on_this_core, r)) {
+		r->state = RUN_ENDED;
+		kprintf("run: core %lu is busy (a task or a call runs there; 'tasks' and 'mk' show what)\n", core);
+		return 1;
+	}
+	if (background) {
+		kprintf("run: task %s started on core %lu in the background; its end will be reported\n", prog->name, core);
+		return 0;
+	}
+	if (run_foreground(r, (unsigned)core) < 0)
+		return 0;
+	report_end(prog->name, (unsigned)core, &r->res);
+	return r->res.status == 0 && r->res.exit_code == 0 ? 0 : 1;
 }
 
-SHELL_CMD(programs, "programs", "list the user programs built into the kernel")
+SHELL_CMD_NOWAIT(programs, "programs", "list the user programs built into the kernel")
 {
 	if (argc != 1)
 		return SHELL_USAGE;
@@ -103,7 +220,7 @@ SHELL_CMD(programs, "programs", "list the user programs built into the kernel")
 	return 0;
 }
 
-SHELL_CMD(kill, "kill CORE | kill job J",
+SHELL_CMD_NOWAIT(kill, "kill CORE | kill job J",
 	  "kill the user task on CORE, or every task of job J (its id as 'mk' and 'jobs' show it)")
 {
 	uint64_t v;

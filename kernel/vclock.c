@@ -47,7 +47,7 @@ static void read_own(void *arg)
 	*(uint64_t *)arg = vclock_instret();
 }
 
-SHELL_CMD(vclock, "vclock", "whether the vclock plugin is loaded, and every hart's instruction count")
+SHELL_CMD_NOWAIT(vclock, "vclock", "whether the vclock plugin is loaded, and every hart's instruction count")
 {
 	static uint64_t counts[MOSAIC_MAX_HARTS];
 	if (argc != 1)

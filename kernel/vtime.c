@@ -1231,7 +1231,7 @@ void vtime_dump(void)
 	kprintf("vtime: late=%lu late_ns=%lu\n", late, late_ns);
 }
 
-SHELL_CMD(vtime, "vtime", "each core's virtual clock, jumps, polls, looks read again (torn), late messages (consumed after their arrival), "
+SHELL_CMD_NOWAIT(vtime, "vtime", "each core's virtual clock, jumps, polls, looks read again (torn), late messages (consumed after their arrival), "
 	  "whether it waits and its lower bound (none: it waits for nothing)")
 {
 	if (argc != 1)

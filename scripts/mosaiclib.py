@@ -172,6 +172,7 @@ class RunResult:
     timed_out: bool
     wall_s: float
     marks: dict = field(default_factory=dict)  # regex -> host seconds since QEMU start of first match
+    typed: list = field(default_factory=list)  # host seconds since QEMU start at which each input step was typed
 
     @property
     def lines(self):
@@ -237,13 +238,15 @@ def _raise_if_stopping():
         raise SystemExit(128 + _stopping)
 
 
-def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks=(), started=None):
+def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks=(), started=None, input_steps=()):
     """Runs a non-interactive QEMU, streaming its serial output; QEMU never outlives this call.
 
     echo: a callable given each output line as it arrives (or None).
     input_text: text written to the serial port once the kernel printed its online line.
     marks: regexes whose first matching line's host time is recorded.
     started: a callable given the Popen object once QEMU runs (tests use it to attach GDB).
+    input_steps: (regex, text) pairs typed in turn after input_text: each text once a line matching its
+    regex came after the previous step's (None: at once; a number: after that many seconds); the host time of each is in the result's typed.
     After a stop signal (SIGTERM, SIGHUP) it starts no QEMU and raises SystemExit, in any thread.
     """
     global _deferring
@@ -252,6 +255,8 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
     chunks = []
     t0 = time.monotonic()
     online = threading.Event()
+    arrived = threading.Condition()
+    typed = []
     main = threading.current_thread() is threading.main_thread()
     proc = thread = None
 
@@ -259,7 +264,9 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
         for raw in iter(proc.stdout.readline, b""):
             line = raw.decode("utf-8", "replace").replace("\r", "")
             now = time.monotonic() - t0
-            chunks.append(line)
+            with arrived:
+                chunks.append(line)
+                arrived.notify_all()
             for name, rx in compiled:
                 if name not in found and rx.search(line):
                     found[name] = now
@@ -284,10 +291,30 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
         _raise_if_stopping()  # a signal that came while it started (the handler may not have seen this QEMU)
         if started:
             started(proc)
-        if input_text is not None:
+        if input_text is not None or input_steps:
             if online.wait(timeout):
-                proc.stdin.write(input_text.encode())
+                proc.stdin.write((input_text or "").encode())
                 proc.stdin.flush()
+                seen = 0
+                for pattern, text in input_steps:
+                    if isinstance(pattern, (int, float)):
+                        time.sleep(pattern)
+                    rx = re.compile(pattern) if isinstance(pattern, str) else None
+                    with arrived:
+                        while rx:
+                            hit = next((i for i in range(seen, len(chunks)) if rx.search(chunks[i])), None)
+                            if hit is not None:
+                                seen = hit + 1
+                                break
+                            left = timeout - (time.monotonic() - t0)
+                            if left <= 0 or proc.poll() is not None:
+                                break
+                            arrived.wait(min(left, 1.0))
+                    if proc.poll() is not None or time.monotonic() - t0 >= timeout:
+                        break
+                    typed.append(time.monotonic() - t0)
+                    proc.stdin.write(text.encode())
+                    proc.stdin.flush()
         try:
             proc.wait(timeout=max(0.0, timeout - (time.monotonic() - t0)))
         except subprocess.TimeoutExpired:
@@ -319,4 +346,4 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
         status = EXIT_HARNESS
     else:
         status = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
-    return RunResult(status=status, output=output, timed_out=timed_out, wall_s=wall, marks=found)
+    return RunResult(status=status, output=output, timed_out=timed_out, wall_s=wall, marks=found, typed=typed)

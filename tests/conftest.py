@@ -36,7 +36,7 @@ class Booter:
         cmd = mosaiclib.qemu_command(harts=harts, bootargs=args, **{k: v for k, v in kw.items()
                                                                      if k in ("accel", "icount", "mem", "gdb_port", "vclock",
                                                                               "watch", "cpu", "initrd")})
-        run_kw = {k: v for k, v in kw.items() if k in ("input_text", "marks", "started")}
+        run_kw = {k: v for k, v in kw.items() if k in ("input_text", "marks", "started", "input_steps")}
         return mosaiclib.run_qemu(cmd, timeout=timeout, log_path=log, **run_kw)
 
 

@@ -277,7 +277,7 @@ void alloc_print_mk(unsigned dom)
 		kprintf("  sequencer: current job %u, %u queued\n", m->seq_current, m->nsq);
 }
 
-SHELL_CMD(mk, "mk [D]", "a micro-kernel's wait queue, job table and running jobs (all of them without D)")
+SHELL_CMD_NOWAIT(mk, "mk [D]", "a micro-kernel's wait queue, job table and running jobs (all of them without D)")
 {
 	uint64_t d;
 	if (argc > 2 || (argc == 2 && (!parse_u64(argv[1], &d) || d >= layout.ndomains)))
@@ -312,7 +312,7 @@ void claim_print_all(void)
 		kprintf("no claims\n");
 }
 
-SHELL_CMD(claims, "claims", "every claim of invasive computing: its owner, cores and running team")
+SHELL_CMD_NOWAIT(claims, "claims", "every claim of invasive computing: its owner, cores and running team")
 {
 	(void)argv;
 	if (argc != 1)

@@ -393,7 +393,7 @@ SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS] [cor
 	return 0;
 }
 
-SHELL_CMD(jobs, "jobs [wait [SECONDS]] [json]",
+SHELL_CMD_NOWAIT(jobs, "jobs [wait [SECONDS]] [json]",
 	  "the jobs this shell submitted that ended (wait: until all have, at most SECONDS); json: as JSON lines")
 {
 	bool wait = false, json = false;
@@ -408,6 +408,10 @@ SHELL_CMD(jobs, "jobs [wait [SECONDS]] [json]",
 		} else {
 			return SHELL_USAGE;
 		}
+	}
+	if (wait && shell_serving_busy()) { /* it would wait inside the task or the run that holds the shell */
+		kprintf("jobs: 'jobs wait' waits, so not while the shell's core is busy; 'jobs' shows what ended\n");
+		return 1;
 	}
 	/* first the records kept from earlier `jobs`, then each new one as it is taken (streamed:
 	 * a wait for 1,000 jobs prints every record, whatever the table keeps) */

@@ -12,7 +12,7 @@
 #include "kernel/domain.h"
 #include "lib/string.h"
 
-SHELL_CMD(tasks, "tasks [all]", "per-core task dispatchers: queue lengths, tasks run, completed, failed")
+SHELL_CMD_NOWAIT(tasks, "tasks [all]", "per-core task dispatchers: queue lengths, tasks run, completed, failed")
 {
 	bool all = argc == 2 && strcmp(argv[1], "all") == 0;
 	if (argc > 2 || (argc == 2 && !all))

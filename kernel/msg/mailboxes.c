@@ -15,7 +15,7 @@
 #include "kernel/console.h"
 #include "lib/string.h"
 
-SHELL_CMD(mailboxes, "mailboxes [all]",
+SHELL_CMD_NOWAIT(mailboxes, "mailboxes [all]",
 	  "message state per core: mailbox slots in use (kernel and user channel), unhandled messages, user bytes held")
 {
 	bool all = argc == 2 && strcmp(argv[1], "all") == 0;
