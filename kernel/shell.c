@@ -143,6 +143,8 @@ static void interrupt_typed(void)
 
 bool shell_serving_busy(void) { return serving; }
 
+bool shell_interactive_here(void) { return this_cpu() == shell_cpu; }
+
 /* The commands that run while the shell's core is busy, sorted, as one wrapped list from column col. */
 static void print_nowait(unsigned col)
 {
@@ -336,7 +338,7 @@ static void help_bootargs(void)
 		if (!bootarg_default(i, def, sizeof def))
 			strlcpy(def, "?", sizeof def);
 		kprintf("  %-18s %-10s ", t[i].key, def);
-		shell_print_wrapped(t[i].help, 31 + (strlen(def) > 10 ? (unsigned)strlen(def) - 10 : 0), 31);
+		shell_print_wrapped(t[i].help, 32 + (strlen(def) > 10 ? (unsigned)strlen(def) - 10 : 0), 32);
 	}
 }
 

@@ -61,6 +61,8 @@ void shell_task_edge(void);
 /* A user task is about to enter U-mode on this core (kernel/utask.c): on the shell's core, input
  * typed before it (which raises no more interrupts) is served at its first instruction. */
 void shell_task_starts(void);
+/* True on the core of the interactive loop once it runs (not during the boot's cmd= script). */
+bool shell_interactive_here(void);
 /* True while shell_serve_busy runs a command: one that would wait refuses instead. */
 bool shell_serving_busy(void);
 /* Prints text from column col (where the cursor is), breaking lines at spaces so that none is

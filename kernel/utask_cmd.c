@@ -98,6 +98,10 @@ static bool typed_or_kill_due(void *arg)
  * Returns the command's status, or -1 once the run went to the background. */
 static int run_foreground(struct run_request *r, unsigned core)
 {
+	if (!shell_interactive_here()) { /* a boot script: what is typed meanwhile waits for the prompt */
+		hart_call_wait(core);
+		return 0;
+	}
 	char busy[96];
 	snprintf(busy, sizeof busy, "the foreground task %s runs on core %u (Ctrl-Z: to the background)", r->name, core);
 	while (!hart_call_wait_or(core, typed_or_kill_due, r)) {
@@ -210,13 +214,20 @@ SHELL_CMD(run, "run PROGRAM [ARG] [core C] [cpu MS] [&]",
 	return r->res.status == 0 && r->res.exit_code == 0 ? 0 : 1;
 }
 
-SHELL_CMD_NOWAIT(programs, "programs", "list the user programs built into the kernel")
+SHELL_CMD_NOWAIT(programs, "programs", "the user programs built into the kernel: what each does, what its argument means")
 {
 	if (argc != 1)
 		return SHELL_USAGE;
-	for (unsigned i = 0; i < user_program_count; i++)
-		kprintf("  %-12s %lu bytes\n", user_programs[i].name,
-			(uint64_t)(user_programs[i].end - user_programs[i].start));
+	for (unsigned i = 0; i < user_program_count; i++) {
+		const struct user_program *p = &user_programs[i];
+		const char *what = p->about, *arg = what + strlen(what) + 1;
+		char line[200];
+		kprintf("  %-10s ", p->name);
+		shell_print_wrapped(what, 13, 13);
+		snprintf(line, sizeof line, "arg: %s; %lu bytes", arg, (uint64_t)(p->end - p->start));
+		kprintf("%13s", "");
+		shell_print_wrapped(line, 13, 18);
+	}
 	return 0;
 }
 

@@ -27,7 +27,10 @@ STEPS = [
     (r"mosaic: task hostile on core 5 was killed", "run hello core 200\r"),
     (r"^run: there is no core 200", "run hello core 7\r"),
     (r"^run: core 7 is the micro-kernel", "run hello core 0 &\r"),
-    (r"^run: core 0 is the shell's own", "submit hostile 16 arg 5\r"),
+    (r"^run: core 0 is the shell's own", "run hostile 5 core 0\r"),  # on the shell's own stack
+    (r"^mosaic> run hostile 5 core 0$", "tasks\r"),  # served from the task's traps
+    (r"^total: ", CTRL_C),  # from the console's interrupt
+    (r"mosaic: task hostile on core 0 was killed", "submit hostile 16 arg 5\r"),
     (r"^submit: job tag 1 ", "sleep 300\r"),  # the job reaches the shell's core meanwhile
     (r"^mosaic> sleep 300$", "tasks\r"),
     (r"^total: ", "mk 0\r"),
@@ -56,8 +59,9 @@ def test_shell_answers_while_tasks_spin(boot, vclock):
     assert answered(1) < 30, "tasks during a foreground run"
     assert answered(3) < 30, "kill during a foreground run"
     assert answered(6) < 30, "Ctrl-C of a foreground run"
-    assert answered(17) < 30, f"tasks while a spinning job holds the shell's core: {answered(17):.1f} s"
-    assert answered(18) < 30 and answered(19) < 30, "mk and jobs while the job spins"
+    assert answered(20) < 30, f"tasks while a spinning job holds the shell's core: {answered(20):.1f} s"
+    assert answered(16) < 30 and answered(17) < 30, "tasks and Ctrl-C of a run on the shell's core"
+    assert answered(21) < 30 and answered(22) < 30, "mk and jobs while the job spins"
     assert "kill: the task on core 3 is being killed" in out
     default_core = int(re.search(r"mosaic: task hostile on core (\d+) was killed", out.split("mosaic> run hostile 5\n")[1], re.M).group(1))
     assert default_core != 0, "a run without core went to the shell's own core"

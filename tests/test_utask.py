@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from conftest import ktest_summary
+from conftest import ROOT, ktest_summary
 
 
 def test_utask_suite_on_every_pico_kernel(boot):
@@ -24,8 +24,15 @@ def test_utask_suite_on_every_pico_kernel(boot):
 def test_shell_runs_programs(boot):
     r = boot(harts=8, bootargs='cmd="programs;run hello 42;run badptr"', timeout=60)
     assert r.status == 0, r.output
+    # every program says what it does and what its argument means, from its own MOSAIC_ABOUT
+    listing = " ".join(r.output.split("mosaic> programs")[1].split("mosaic> run")[0].split())
+    for src in sorted((ROOT / "user").glob("*.c")):
+        m = re.search(r'^MOSAIC_ABOUT\("([^"]*)", "([^"]*)"\);$', src.read_text(), re.M)
+        if not m:
+            continue  # a runtime file, not a program
+        assert f"{src.stem} {m.group(1)} arg: {m.group(2)}; " in listing, src.stem
     for name in ("hello", "kcalls", "fault", "badptr", "marker"):
-        assert re.search(rf"^\s+{name}\s+\d+ bytes$", r.output, re.M)
+        assert re.search(rf"^  {name} +\S", r.output, re.M), name
     assert re.search(r"^\[core \d+\] hello from a user task on core \d+ \(domain \d+\), argument 42$", r.output, re.M)
     assert "badptr: 0 of 15 checks failed" in r.output
     assert "task badptr on core" in r.output and "exited with 0" in r.output
@@ -43,4 +50,7 @@ def test_run_refuses_bad_requests(boot):
     r = boot(harts=8, bootargs='cmd="run nosuch"')
     assert r.status == 2 and "run: no program 'nosuch'" in r.output, r.output
     r = boot(harts=8, bootargs='cmd="run hello 1 core 0"')  # core 0 is a micro-kernel here
-    assert r.status == 1 and "cannot run on core 0: not permitted" in r.output, r.output
+    assert r.status == 1 and ("run: core 0 is the micro-kernel of domain 0, which runs no user task; "
+                              "pico-kernels: 1,3,5,7") in r.output, r.output
+    r = boot(harts=8, bootargs='cmd="run hello 1 core 8"')
+    assert r.status == 1 and "run: there is no core 8: this machine has cores 0..7" in r.output, r.output

@@ -13,6 +13,8 @@ static void expect(const char *what, long got, long want)
 	}
 }
 
+MOSAIC_ABOUT("passes bad pointers and lengths to kernel calls; every one must fail cleanly", "none");
+
 int mosaic_main(long arg)
 {
 	(void)arg;

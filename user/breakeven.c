@@ -154,6 +154,8 @@ static int breakeven(long p)
 	return 0;
 }
 
+MOSAIC_ABOUT("the costs of invade, retreat and infect and the break-even loop size (bench-invade)", "repetitions (0: 5)");
+
 int mosaic_main(long arg)
 {
 	if (arg > 0 && arg <= 32)

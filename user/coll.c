@@ -87,6 +87,8 @@ static void battery(long g, int n, int rank, int variant)
 			check("alltoallv value", vin[rd[s] + i] == (uint8_t)(s * 10 + rank));
 }
 
+MOSAIC_ABOUT("every collective over a group of tasks, with every algorithm in both modes", "a bit mask of the group's cores (below 64), or 0 in a job: the job's group");
+
 int mosaic_main(long mask)
 {
 	uint16_t cores[64];

@@ -68,6 +68,8 @@ static void multiply_and_check(struct matrices *w, long arg, long rank, int64_t 
 		}
 }
 
+MOSAIC_ABOUT("a compute-only job: every rank multiplies two matrices, one allreduce, checked", "matrix order m (0: 40, at most 64)");
+
 int mosaic_main(long arg)
 {
 	int64_t m = arg <= 0 ? MDEFAULT : arg > MMAX ? MMAX : arg;

@@ -2,6 +2,8 @@
 #include <stdint.h>
 #include "mosaic.h"
 
+MOSAIC_ABOUT("faults on purpose; the kernel must kill it and carry on", "which fault: 0..6 (user/fault.c)");
+
 int mosaic_main(long kind)
 {
 	volatile uint64_t *kernel = (volatile uint64_t *)0x80200000UL; /* the kernel image */

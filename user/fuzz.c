@@ -417,6 +417,8 @@ static void print_counts(void)
 	printf("fuzz: seed %lu task %ld calls:%s\n", s.seed, s.rank, line);
 }
 
+MOSAIC_ABOUT("a kernel-call fuzzer: random calls with hostile arguments, every answer checked", "seed | calls << 32 | flags (user/fuzz.c)");
+
 int mosaic_main(long arg)
 {
 	static struct draws d;

@@ -108,6 +108,8 @@ static long message_state(void)
 	return r;
 }
 
+MOSAIC_ABOUT("what a hostile or broken program does, one behaviour per mode (5: spin for ever)", "MODE + 1000 x TARGET core (user/hostile.c)");
+
 int mosaic_main(long arg)
 {
 	long mode = arg % 1000, target = arg / 1000;

@@ -273,6 +273,8 @@ static int hold(long ms)
 	return 0;
 }
 
+MOSAIC_ABOUT("the user side of the ktest suite 'invasive' (invade, infect, retreat)", "the case: 1..7 (user/invtest.c)");
+
 int mosaic_main(long arg)
 {
 	switch (arg % 100) {

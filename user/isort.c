@@ -161,6 +161,8 @@ static void sort_and_check(struct isort_mem *w, long g, long n, long rank, long 
 	fails[NFAIL + 3] = sum_after;
 }
 
+MOSAIC_ABOUT("a parallel integer bucket sort (NAS IS) as a job of n tasks, checked", "keys per rank (0: 256, at most 2048)");
+
 int mosaic_main(long arg)
 {
 	long k = arg <= 0 ? KDEFAULT : arg > KMAX ? KMAX : arg;

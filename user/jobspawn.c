@@ -110,6 +110,8 @@ static void bad(void)
 	expect("wait after all came", mosaic_job_wait(&r, 0), MOSAIC_ECHILD);
 }
 
+MOSAIC_ABOUT("submits jobs from a user task (job_spawn, job_wait) and checks what comes back", "mode (bits 0..3) | ms << 8 (user/jobspawn.c)");
+
 int mosaic_main(long arg)
 {
 	long mode = arg & 15, ms = (arg >> 8) & 0xffffff;

@@ -15,6 +15,8 @@ static void check(const char *what, int ok)
 	}
 }
 
+MOSAIC_ABOUT("makes every kernel call user tasks have, checking each result", "none");
+
 int mosaic_main(long arg)
 {
 	long me = mosaic_core_id();

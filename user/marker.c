@@ -4,6 +4,8 @@
 
 static volatile long mine;
 
+MOSAIC_ABOUT("keeps a value in a global while another task with the same addresses does too", "the value");
+
 int mosaic_main(long value)
 {
 	mine = value;

@@ -350,6 +350,12 @@ static inline long mosaic_team_wait(struct mosaic_member_result *out, size_t cap
 }
 static inline long mosaic_claim(uint16_t *cores, size_t cap) { return mosaic_call(KC_CLAIM, (long)cores, (long)cap, 0, 0, 0); }
 
+/* What the program does and what its argument means, for the shell's `programs`: every program
+ * states it once, next to its main. Two strings in a section the task never loads (the Makefile
+ * copies it out of the ELF into the kernel's program table). Plain text: no quotes or backslashes. */
+#define MOSAIC_ABOUT(what, arg)                                                                        \
+	__asm__(".pushsection .mosaic.about,\"\",@progbits\n\t.asciz \"" what "\"\n\t.asciz \"" arg "\"\n\t.popsection")
+
 int mosaic_main(long arg);
 
 #endif

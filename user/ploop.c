@@ -21,6 +21,8 @@ static int chunk(long arg)
 	return (int)sum;
 }
 
+MOSAIC_ABOUT("a parallel loop whose claim grows and shrinks from phase to phase (invade/infect/retreat)", "the loop's length (0: 40000)");
+
 int mosaic_main(long arg)
 {
 	static const int widths[] = {1, 3, 6, 2, 5, 1};

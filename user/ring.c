@@ -35,6 +35,8 @@ struct token {
 
 static int64_t core_of[NMAX];
 
+MOSAIC_ABOUT("a token travels R times around all ranks of a job, checked", "rounds R (0: 3, at most 1000)");
+
 int mosaic_main(long arg)
 {
 	long rounds = arg <= 0 ? RDEFAULT : arg > RMAX ? RMAX : arg;

@@ -82,6 +82,8 @@ static long by_window(long rank, long g, volatile uint64_t *w, long bytes)
 	return 0;
 }
 
+MOSAIC_ABOUT("the same exchange through messages and through a shared window (bench-shm), 2 tasks", "repetitions per size");
+
 int mosaic_main(long arg)
 {
 	long reps = arg > 0 && arg <= REPS_MAX ? arg : 5;

@@ -23,6 +23,8 @@
 		}                                                                                 \
 	} while (0)
 
+MOSAIC_ABOUT("the shared-memory windows of a job: each rank writes its entry, all check", "A: the value base (A >= 100: wait A ms before the last barrier)");
+
 int mosaic_main(long arg)
 {
 	long rank = mosaic_rank(), n = mosaic_job_size(), g = mosaic_job_group();

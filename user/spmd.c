@@ -18,6 +18,8 @@
 
 static uint64_t table[WORDS];
 
+MOSAIC_ABOUT("a bulk-synchronous program for share groups: T iterations of compute and a barrier", "W | T << 16 | imbalance << 30 | probe << 31 (user/spmd.c)");
+
 int mosaic_main(long arg)
 {
 	if (arg & (1L << 31)) {

@@ -59,6 +59,8 @@ static void step(const int64_t *in, int64_t *out, long len)
 		out[i] = (in[i - 1] + 2 * in[i] + in[i + 1] + 2) / 4;
 }
 
+MOSAIC_ABOUT("a 1-D Jacobi heat stencil over a line of ranks as a job, checked", "iterations (0: 20, at most 1000)");
+
 int mosaic_main(long arg)
 {
 	long t_end = arg <= 0 ? TDEFAULT : arg > TMAX ? TMAX : arg;
