@@ -27,6 +27,9 @@ static struct spinlock input_lock = SPINLOCK_INIT("console-input");
 static char input_ring[INPUT_SIZE];
 static uint32_t input_head, input_tail;
 static void (*interrupt_handler)(void);
+/* Ctrl-C and Ctrl-Z are keys, not input: counted as they are read from the UART, never queued,
+ * so that they act at once however much typed input waits before them */
+static uint32_t keys_typed[2], keys_taken[2];
 
 static void console_sink(void *ctx, char c)
 {
@@ -70,11 +73,15 @@ static bool console_drain_uart(void)
 	int c;
 	bool intr = false;
 	while ((input_head + 1) % INPUT_SIZE != input_tail && (c = uart_getc()) >= 0) {
+		if (c == CONSOLE_CTRL_C || c == CONSOLE_CTRL_Z) {
+			__atomic_fetch_add(&keys_typed[c == CONSOLE_CTRL_Z], 1, __ATOMIC_RELEASE);
+			intr |= c == CONSOLE_CTRL_C;
+			continue;
+		}
 		input_ring[input_head] = (char)c;
 		input_head = (input_head + 1) % INPUT_SIZE;
-		intr |= c == CONSOLE_CTRL_C;
 	}
-	bool waiting = input_head != input_tail;
+	bool waiting = input_head != input_tail || keys_typed[0] != keys_taken[0];
 	spin_unlock(&input_lock, saved);
 	if (intr && interrupt_handler)
 		interrupt_handler();
@@ -122,8 +129,32 @@ int console_trygetc(void)
 
 bool console_input_waiting(void) { return console_drain_uart(); }
 
+static bool key_take(unsigned k)
+{
+	uint32_t taken = keys_taken[k];
+	if (__atomic_load_n(&keys_typed[k], __ATOMIC_ACQUIRE) == taken)
+		return false;
+	keys_taken[k] = taken + 1;
+	return true;
+}
+
+bool console_key_waiting(int key)
+{
+	console_drain_uart();
+	unsigned k = key == CONSOLE_CTRL_Z;
+	return __atomic_load_n(&keys_typed[k], __ATOMIC_ACQUIRE) != keys_taken[k];
+}
+
+bool console_take_key(int key) { return key_take(key == CONSOLE_CTRL_Z); }
+
 char console_getc(void)
 {
-	core_wait(input_waiting, 0); /* the shell's hart may be a master: it serves meanwhile */
-	return (char)console_trygetc();
+	for (;;) { /* a task's trap on this core may have served what was typed meanwhile (kernel/shell.c) */
+		core_wait(input_waiting, 0); /* the shell's hart may be a master: it serves meanwhile */
+		if (key_take(0))
+			return CONSOLE_CTRL_C;
+		int c = console_trygetc();
+		if (c >= 0)
+			return (char)c;
+	}
 }

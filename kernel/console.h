@@ -14,13 +14,22 @@
 int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int vkprintf(const char *fmt, va_list ap);
 
-/* Waits in WFI for the next input character. */
-char console_getc(void);
-/* The next input character, or -1 at once if none was typed. */
-int console_trygetc(void);
-/* True if typed input waits to be read. */
-bool console_input_waiting(void);
+/* Ctrl-C and Ctrl-Z are keys, not input: they are counted as the UART is read and never wait
+ * behind typed input (a foreground task is killed or put in the background at once, and what was
+ * typed ahead stays for the prompt). Each key typed is taken once. */
 #define CONSOLE_CTRL_C 0x03
+#define CONSOLE_CTRL_Z 0x1a
+/* Waits in WFI for the next input character; a Ctrl-C not taken yet comes first, as CONSOLE_CTRL_C. */
+char console_getc(void);
+/* The next input character (not a key), or -1 at once if none was typed. */
+int console_trygetc(void);
+/* True if typed input (or a Ctrl-C) waits to be read. */
+bool console_input_waiting(void);
+/* True if the key (CONSOLE_CTRL_C or CONSOLE_CTRL_Z) was typed and not taken yet; cheap, may be
+ * called with interrupts off. */
+bool console_key_waiting(int key);
+/* Takes one typed key: true if there was one. */
+bool console_take_key(int key);
 /* fn is called whenever Ctrl-C reaches the console, as it is read from the UART (in its
  * interrupt, whatever the core was doing: the shell kills the task that holds its core). */
 void console_set_interrupt_handler(void (*fn)(void));

@@ -55,6 +55,8 @@ int shell_exec(const char *line)
 		return SHELL_USAGE;
 	}
 	int r = c->fn(argc, argv);
+	if (r == SHELL_LATER)
+		return r;
 	if (r == SHELL_USAGE) {
 		kprintf("usage: ");
 		shell_print_wrapped(c->usage, 7, 7);
@@ -84,51 +86,47 @@ int shell_run_script(const char *script)
 }
 
 /*
- * The line editor, shared by the prompt and by the service of a busy shell (shell_serve_busy):
- * a line begun at the prompt goes on being typed while a task holds the shell's core.
+ * The line editor, shared by the prompt and by a task's traps on the shell's core
+ * (shell_task_edge): a line begun at the prompt goes on being typed while a task holds the core.
  */
 static char edit_buf[LINE_MAX];
 static size_t edit_len;
 static unsigned shell_cpu = ~0u; /* the core of the interactive loop, once it runs */
-static bool serving;             /* shell_serve_busy runs: a trap inside it does not serve again */
-
-enum edit_result { EDIT_MORE, EDIT_LINE, EDIT_CANCEL, EDIT_BG };
+static bool at_prompt;           /* the loop waits for input (not inside a command) */
+static bool serving;             /* shell_task_edge runs a command: one that would wait says so */
+/* The first typed line that has to wait for the shell's core: the prompt runs it first, and
+ * nothing typed after it is read before (typed commands run in the order they were typed). */
+static char held[LINE_MAX];
+static bool held_valid;
 
 #define CTRL_U 0x15
-#define CTRL_Z 0x1a
 
-static enum edit_result edit_feed(char c)
+/* Feeds one typed character; true when it ended a line (then in edit_buf). */
+static bool edit_feed(char c)
 {
 	if (c == '\r' || c == '\n') {
 		kprintf("\n");
 		edit_buf[edit_len] = 0;
 		edit_len = 0;
-		return EDIT_LINE;
+		return true;
 	}
-	if (c == CONSOLE_CTRL_C) { /* the line is dropped, as a shell's Ctrl-C does */
-		kprintf("^C\n");
-		edit_len = 0;
-		return EDIT_CANCEL;
-	}
-	if (c == CTRL_Z)
-		return EDIT_BG;
 	if (c == 0x7f || c == '\b') {
 		if (edit_len) {
 			edit_len--;
 			kprintf("\b \b");
 		}
-		return EDIT_MORE;
+		return false;
 	}
 	if (c == CTRL_U) { /* erase the line */
 		for (; edit_len; edit_len--)
 			kprintf("\b \b");
-		return EDIT_MORE;
+		return false;
 	}
 	if ((unsigned char)c < ' ' || edit_len == sizeof edit_buf - 1)
-		return EDIT_MORE;
+		return false;
 	edit_buf[edit_len++] = c;
 	kprintf("%c", c);
-	return EDIT_MORE;
+	return false;
 }
 
 /* Ctrl-C typed while a user task holds the shell's own core (a `run` there, or a job's task the
@@ -137,15 +135,17 @@ static enum edit_result edit_feed(char c)
 static void interrupt_typed(void)
 {
 	unsigned me = this_cpu();
-	if (me == shell_cpu && __atomic_load_n(&harts[me].task_serial, __ATOMIC_ACQUIRE))
-		utask_kill(me, 0);
+	if (me == shell_cpu && __atomic_load_n(&harts[me].task_serial, __ATOMIC_ACQUIRE) && utask_kill(me, 0) == 0) {
+		console_take_key(CONSOLE_CTRL_C); /* it did its work: the prompt does not drop its line for it */
+		kprintf("^C\n");
+	}
 }
 
 bool shell_serving_busy(void) { return serving; }
 
 bool shell_interactive_here(void) { return this_cpu() == shell_cpu; }
 
-/* The commands that run while the shell's core is busy, sorted, as one wrapped list from column col. */
+/* The commands that never wait, sorted, as one wrapped list from column col. */
 static void print_nowait(unsigned col)
 {
 	char list[512];
@@ -176,53 +176,68 @@ static void first_word(const char *line, char *name, size_t size)
 	name[n] = 0;
 }
 
-unsigned shell_serve_busy(const char *busy)
+/* A line typed while a task holds the shell's core: it runs now if its command never waits,
+ * else it is held for the prompt (and so is everything typed after it). */
+static void busy_line(const char *line)
 {
-	if (serving)
-		return 0;
-	serving = true;
-	unsigned keys = 0;
-	for (int c; (c = console_trygetc()) >= 0;) {
-		enum edit_result r = edit_feed((char)c);
-		if (r == EDIT_CANCEL)
-			keys |= SHELL_KEY_INTR;
-		else if (r == EDIT_BG)
-			keys |= SHELL_KEY_BG;
-		if (r != EDIT_LINE)
-			continue;
-		char line[LINE_MAX], name[32];
-		strlcpy(line, edit_buf, sizeof line);
-		first_word(line, name, sizeof name);
-		const struct shell_cmd *cmd = find_cmd(name);
-		if (cmd && (cmd->flags & SHELL_NOWAIT)) {
-			shell_exec(line);
-		} else if (name[0]) {
-			char why[160];
-			snprintf(why, sizeof why, "shell: %s; Ctrl-C kills it; meanwhile only the commands that never wait "
-				 "run:", busy);
-			shell_print_wrapped(why, 0, 2);
-			kprintf("  ");
-			print_nowait(2);
-		}
-		kprintf("mosaic> ");
+	char name[32];
+	first_word(line, name, sizeof name);
+	const struct shell_cmd *cmd = find_cmd(name);
+	int r = SHELL_LATER;
+	if (!name[0])
+		r = 0;
+	else if (cmd && (cmd->flags & SHELL_NOWAIT)) {
+		serving = true;
+		r = shell_exec(line);
+		serving = false;
 	}
-	serving = false;
-	return keys;
+	if (r == SHELL_LATER) {
+		strlcpy(held, line, sizeof held);
+		held_valid = true;
+		kprintf("shell: core %u, the shell's own, runs a user task: '%s' runs when it ends, and what is typed "
+			"after it waits for it (Ctrl-C kills the task); meanwhile only commands that never wait run:\n  ",
+			shell_cpu, name);
+		print_nowait(2);
+		return; /* the prompt comes back with the held line */
+	}
+	kprintf("mosaic> ");
 }
 
 void shell_task_edge(void)
 {
-	if (this_cpu() != shell_cpu || serving || !console_input_waiting())
+	if (this_cpu() != shell_cpu || !at_prompt || serving || held_valid)
 		return;
-	char busy[80];
-	snprintf(busy, sizeof busy, "core %u, the shell's own, runs a user task", shell_cpu);
-	shell_serve_busy(busy);
+	at_prompt = false; /* a command it runs is not at the prompt: no edge inside it serves again */
+	for (int c; !held_valid && (c = console_trygetc()) >= 0;)
+		if (edit_feed((char)c)) {
+			char line[LINE_MAX];
+			strlcpy(line, edit_buf, sizeof line);
+			busy_line(line);
+		}
+	at_prompt = true;
 }
 
 void shell_task_starts(void)
 {
-	if (this_cpu() == shell_cpu && console_input_waiting())
+	if (this_cpu() == shell_cpu && at_prompt && console_input_waiting())
 		ipi_send(shell_cpu, IPI_WAKE); /* taken at the first instruction: shell_task_edge serves it */
+}
+
+/* A character read at the prompt after a task's trap held a line: it was typed after that line,
+ * so it is read again once the held line ran. */
+static int kept_char = -1;
+
+static char prompt_getc(void)
+{
+	if (kept_char >= 0) {
+		char c = (char)kept_char;
+		kept_char = -1;
+		return c;
+	}
+	char c = console_getc();
+	while (console_take_key(CONSOLE_CTRL_Z))
+		; /* nothing runs in the foreground at the prompt: Ctrl-Z means nothing here */
+	return c;
 }
 
 void shell_loop(void)
@@ -230,14 +245,34 @@ void shell_loop(void)
 	shell_cpu = this_cpu();
 	console_set_interrupt_handler(interrupt_typed);
 	for (;;) {
-		kprintf("mosaic> ");
-		enum edit_result r;
-		while ((r = edit_feed(console_getc())) != EDIT_LINE && r != EDIT_CANCEL)
-			;
-		if (r == EDIT_CANCEL)
-			continue;
 		char line[LINE_MAX];
-		strlcpy(line, edit_buf, sizeof line);
+		if (held_valid) { /* typed while a task held the core: it runs now, in its turn */
+			strlcpy(line, held, sizeof line);
+			held_valid = false;
+			kprintf("mosaic> %s\n", line);
+		} else {
+			kprintf("mosaic> ");
+			bool cancelled = false, ended = false;
+			at_prompt = true;
+			while (!ended) {
+				char c = prompt_getc();
+				if (c == CONSOLE_CTRL_C) { /* the line is dropped, as a shell's Ctrl-C does */
+					kprintf("^C\n");
+					edit_len = 0;
+					cancelled = true;
+					break;
+				}
+				if (held_valid) { /* c came after the held line */
+					kept_char = (unsigned char)c;
+					break;
+				}
+				ended = edit_feed(c);
+			}
+			at_prompt = false;
+			if (cancelled || !ended)
+				continue;
+			strlcpy(line, edit_buf, sizeof line);
+		}
 		vtime_external_event(); /* a typed command comes after all the cores have done */
 		shell_exec(line);
 	}
@@ -366,9 +401,9 @@ SHELL_CMD_NOWAIT(help, "help [COMMAND | bootargs]", "the commands by group, one 
 	}
 	for (unsigned g = 0; g <= NGROUPS; g++)
 		help_group(g);
-	shell_print_wrapped("Ctrl-C kills the foreground task (and any task on the shell's own core); Ctrl-Z puts "
-			    "a foreground run in the background, where 'run ... &' starts one. Meanwhile only the "
-			    "commands that never wait run:", 0, 0);
+	shell_print_wrapped("Ctrl-C kills the foreground task, or a task that holds the shell's own core; Ctrl-Z "
+			    "puts a foreground run in the background, where 'run ... &' starts one. While a job's task "
+			    "holds the shell's core, the commands that never wait run at once:", 0, 0);
 	kprintf("  ");
 	print_nowait(2);
 	return 0;

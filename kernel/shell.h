@@ -45,25 +45,24 @@ int shell_run_script(const char *script);
 /* The interactive loop; never returns (poweroff ends it). */
 void shell_loop(void) __attribute__((noreturn));
 
+/* A command that would wait while a task holds the shell's core (shell_serving_busy): the shell
+ * holds its line and runs it when the core is free again. */
+#define SHELL_LATER (-3)
 /*
- * While the shell's core is busy (a foreground `run` waits for its task, or a user task runs on
- * the shell's own core), the shell still reads the console: what was typed is edited and echoed
- * as at the prompt, a finished line runs if its command never waits (SHELL_NOWAIT) and is
- * refused, saying `busy` (what keeps the shell), otherwise. Never waits. Returns what special
- * keys came: SHELL_KEY_INTR for Ctrl-C, SHELL_KEY_BG for Ctrl-Z (the caller acts on them).
+ * From a trap taken in U-mode (kernel/utask.c). While a user task holds the shell's core and the
+ * shell waits at its prompt (a job's task that the boot hart runs meanwhile), the shell still
+ * reads what is typed: a line whose command never waits (SHELL_NOWAIT) runs at once; the first
+ * other line is held, with what is typed after it, until the prompt gets the core back. So typed
+ * commands run in their order, and the ones that only look or kill answer at once. The task
+ * goes on after.
  */
-#define SHELL_KEY_INTR 1u
-#define SHELL_KEY_BG 2u
-unsigned shell_serve_busy(const char *busy);
-/* From a trap taken in U-mode (kernel/utask.c): on the shell's core, once the interactive shell
- * runs, serves what was typed as shell_serve_busy does; the task there goes on after. */
 void shell_task_edge(void);
 /* A user task is about to enter U-mode on this core (kernel/utask.c): on the shell's core, input
  * typed before it (which raises no more interrupts) is served at its first instruction. */
 void shell_task_starts(void);
 /* True on the core of the interactive loop once it runs (not during the boot's cmd= script). */
 bool shell_interactive_here(void);
-/* True while shell_serve_busy runs a command: one that would wait refuses instead. */
+/* True while shell_task_edge runs a command: one that would wait returns SHELL_LATER instead. */
 bool shell_serving_busy(void);
 /* Prints text from column col (where the cursor is), breaking lines at spaces so that none is
  * longer than SHELL_WIDTH; continuation lines start at column indent. */

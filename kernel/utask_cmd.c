@@ -8,12 +8,13 @@
 #include "kernel/domain.h"
 #include "kernel/shell.h"
 #include "lib/format.h"
+#include "drivers/timer.h"
 
 /* ---- the shell ---- */
 
 /* A run's life: the shell waits for it in the foreground, or it was left to run in the
  * background (run ... &, Ctrl-Z), where its own core reports its end. */
-enum run_state { RUN_FOREGROUND, RUN_BACKGROUND, RUN_ENDED };
+enum run_state { RUN_IDLE, RUN_FOREGROUND, RUN_BACKGROUND, RUN_ENDED };
 
 struct run_request {
 	const char *name; /* the program table's own string: it outlives the command line */
@@ -87,31 +88,31 @@ static void print_pico_kernels(void)
 	}
 }
 
-static bool typed_or_kill_due(void *arg)
+static bool key_or_kill_due(void *arg)
 {
 	const struct run_request *r = arg;
-	return console_input_waiting() || r->kill_wanted == 1;
+	return console_key_waiting(CONSOLE_CTRL_C) || console_key_waiting(CONSOLE_CTRL_Z) || r->kill_wanted == 1;
 }
 
-/* The shell waits for its foreground run on another core, reading the console meanwhile:
- * Ctrl-C kills the task, Ctrl-Z leaves it in the background, and what only observes runs.
- * Returns the command's status, or -1 once the run went to the background. */
+/* The shell waits for its foreground run on another core. The task owns the console as a Unix
+ * shell's foreground job owns the terminal: what is typed meanwhile waits for the prompt, but
+ * Ctrl-C kills the task and Ctrl-Z leaves it in the background. Returns the command's status, or
+ * -1 once the run went to the background. */
 static int run_foreground(struct run_request *r, unsigned core)
 {
-	if (!shell_interactive_here()) { /* a boot script: what is typed meanwhile waits for the prompt */
+	if (!shell_interactive_here()) { /* a boot script (cmd=): no keys to read */
 		hart_call_wait(core);
 		return 0;
 	}
-	char busy[96];
-	snprintf(busy, sizeof busy, "the foreground task %s runs on core %u (Ctrl-Z: to the background)", r->name, core);
-	while (!hart_call_wait_or(core, typed_or_kill_due, r)) {
-		unsigned keys = shell_serve_busy(busy);
-		if (keys & SHELL_KEY_INTR)
+	while (!hart_call_wait_or(core, key_or_kill_due, r)) {
+		if (console_take_key(CONSOLE_CTRL_C)) {
+			kprintf("^C\n");
 			r->kill_wanted = 1;
+		}
 		/* a Ctrl-C that came before the task started waits until there is a task to kill */
 		if (r->kill_wanted == 1 && utask_kill(core, 0) == 0)
 			r->kill_wanted = 2;
-		if (!(keys & SHELL_KEY_BG))
+		if (!console_take_key(CONSOLE_CTRL_Z))
 			continue;
 		uint32_t fg = RUN_FOREGROUND;
 		if (__atomic_compare_exchange_n(&r->state, &fg, RUN_BACKGROUND, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -126,7 +127,7 @@ static int run_foreground(struct run_request *r, unsigned core)
 SHELL_CMD(run, "run PROGRAM [ARG] [core C] [cpu MS] [&]",
 	  "run a user program on a pico-kernel ('programs' lists them) and wait for its end: Ctrl-C kills it, "
 	  "Ctrl-Z puts it in the background; with &, start it there. core: where (default: an idle pico-kernel "
-	  "other than the shell's); cpu: its CPU-time limit in ms")
+	  "other than the shell's own); cpu: its CPU-time limit in ms")
 {
 	bool background = argc > 2 && strcmp(argv[argc - 1], "&") == 0;
 	if (background)
@@ -231,11 +232,30 @@ SHELL_CMD_NOWAIT(programs, "programs", "the user programs built into the kernel:
 	return 0;
 }
 
+/* How long a kill waits for a task that a `run` is still loading, ms of machine time (loading
+ * takes well under one). */
+#define RUN_START_WAIT_MS 100
+
+/* A run the shell just started may still be loading its task: a kill typed at once then waits
+ * for it to start rather than find no task. It spins, for it may run from a task's trap on the
+ * shell's core (shell_task_edge), where waiting would nest other work. */
+static void await_run_start(uint64_t core)
+{
+	if (core >= hart_count || core == this_cpu())
+		return;
+	uint64_t until = timer_now() + timer_us_to_ticks(RUN_START_WAIT_MS * 1000);
+	while ((runs[core].state == RUN_FOREGROUND || runs[core].state == RUN_BACKGROUND) &&
+	       harts[core].state == HART_BUSY && !__atomic_load_n(&harts[core].task_serial, __ATOMIC_ACQUIRE) &&
+	       timer_now() < until)
+		;
+}
+
 SHELL_CMD_NOWAIT(kill, "kill CORE | kill job J",
 	  "kill the user task on CORE, or every task of job J (its id as 'mk' and 'jobs' show it)")
 {
 	uint64_t v;
 	if (argc == 2 && parse_u64(argv[1], &v)) {
+		await_run_start(v);
 		int e = utask_kill(v < hart_count ? (unsigned)v : hart_count, 0);
 		if (e)
 			kprintf("kill: %s\n", e == -ESRCH ? "no user task runs on that core" : "no such core");

@@ -409,10 +409,8 @@ SHELL_CMD_NOWAIT(jobs, "jobs [wait [SECONDS]] [json]",
 			return SHELL_USAGE;
 		}
 	}
-	if (wait && shell_serving_busy()) { /* it would wait inside the task or the run that holds the shell */
-		kprintf("jobs: 'jobs wait' waits, so not while the shell's core is busy; 'jobs' shows what ended\n");
-		return 1;
-	}
+	if (wait && shell_serving_busy())
+		return SHELL_LATER; /* it would wait inside the task that holds the shell's core */
 	/* first the records kept from earlier `jobs`, then each new one as it is taken (streamed:
 	 * a wait for 1,000 jobs prints every record, whatever the table keeps) */
 	bool header = true;
