@@ -106,12 +106,6 @@ void console_enable_input_irq(void)
 	}
 }
 
-static bool input_waiting(void *arg)
-{
-	(void)arg;
-	return console_drain_uart();
-}
-
 void console_set_interrupt_handler(void (*fn)(void)) { interrupt_handler = fn; }
 
 int console_trygetc(void)
@@ -147,14 +141,27 @@ bool console_key_waiting(int key)
 
 bool console_take_key(int key) { return key_take(key == CONSOLE_CTRL_Z); }
 
-char console_getc(void)
+static bool (*getc_stop)(void);
+
+static bool input_or_stop(void *arg)
 {
-	for (;;) { /* a task's trap on this core may have served what was typed meanwhile (kernel/shell.c) */
-		core_wait(input_waiting, 0); /* the shell's hart may be a master: it serves meanwhile */
+	(void)arg;
+	return console_drain_uart() || (getc_stop && getc_stop());
+}
+
+int console_getc_unless(bool (*stop)(void))
+{
+	getc_stop = stop; /* only the shell's core reads the console */
+	for (;;) { /* a task's trap on this core may have read what was typed meanwhile (kernel/shell.c) */
+		core_wait(input_or_stop, 0); /* the shell's hart may be a master: it serves meanwhile */
 		if (key_take(0))
 			return CONSOLE_CTRL_C;
 		int c = console_trygetc();
 		if (c >= 0)
-			return (char)c;
+			return c;
+		if (stop && stop())
+			return -1;
 	}
 }
+
+char console_getc(void) { return (char)console_getc_unless(0); }

@@ -21,6 +21,8 @@ int vkprintf(const char *fmt, va_list ap);
 #define CONSOLE_CTRL_Z 0x1a
 /* Waits in WFI for the next input character; a Ctrl-C not taken yet comes first, as CONSOLE_CTRL_C. */
 char console_getc(void);
+/* The same, but -1 as soon as stop() holds (cheap: called with interrupts off). */
+int console_getc_unless(bool (*stop)(void));
 /* The next input character (not a key), or -1 at once if none was typed. */
 int console_trygetc(void);
 /* True if typed input (or a Ctrl-C) waits to be read. */

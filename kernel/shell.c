@@ -94,10 +94,17 @@ static size_t edit_len;
 static unsigned shell_cpu = ~0u; /* the core of the interactive loop, once it runs */
 static bool at_prompt;           /* the loop waits for input (not inside a command) */
 static bool serving;             /* shell_task_edge runs a command: one that would wait says so */
-/* The first typed line that has to wait for the shell's core: the prompt runs it first, and
- * nothing typed after it is read before (typed commands run in the order they were typed). */
-static char held[LINE_MAX];
-static bool held_valid;
+/* Lines typed while the shell's core was busy that wait for the prompt, oldest first: typed
+ * commands run in the order they were typed. While it is full, typing stays in the console. */
+#define AHEAD_LINES 8
+static char ahead[AHEAD_LINES][LINE_MAX];
+static unsigned ahead_first, ahead_count;
+
+static void ahead_push(const char *line)
+{
+	strlcpy(ahead[(ahead_first + ahead_count) % AHEAD_LINES], line, LINE_MAX);
+	ahead_count++;
+}
 
 #define CTRL_U 0x15
 
@@ -176,8 +183,8 @@ static void first_word(const char *line, char *name, size_t size)
 	name[n] = 0;
 }
 
-/* A line typed while a task holds the shell's core: it runs now if its command never waits,
- * else it is held for the prompt (and so is everything typed after it). */
+/* A line typed while a task holds the shell's core: it runs now if its command never waits and
+ * no line waits before it, else it waits for the prompt (and so does everything typed after). */
 static void busy_line(const char *line)
 {
 	char name[32];
@@ -186,34 +193,50 @@ static void busy_line(const char *line)
 	int r = SHELL_LATER;
 	if (!name[0])
 		r = 0;
-	else if (cmd && (cmd->flags & SHELL_NOWAIT)) {
+	else if (!ahead_count && cmd && (cmd->flags & SHELL_NOWAIT)) {
 		serving = true;
 		r = shell_exec(line);
 		serving = false;
 	}
-	if (r == SHELL_LATER) {
-		strlcpy(held, line, sizeof held);
-		held_valid = true;
+	if (r != SHELL_LATER) {
+		kprintf("mosaic> ");
+		return;
+	}
+	if (!ahead_count)
 		kprintf("shell: core %u, the shell's own, runs a user task: '%s' runs when it ends, and what is typed "
 			"after it waits for it (Ctrl-C kills the task); meanwhile only commands that never wait run:\n  ",
 			shell_cpu, name);
+	if (!ahead_count)
 		print_nowait(2);
-		return; /* the prompt comes back with the held line */
-	}
-	kprintf("mosaic> ");
+	ahead_push(line);
 }
 
-void shell_task_edge(void)
+bool shell_read_ahead(bool run_nowait)
 {
-	if (this_cpu() != shell_cpu || !at_prompt || serving || held_valid)
-		return;
-	at_prompt = false; /* a command it runs is not at the prompt: no edge inside it serves again */
-	for (int c; !held_valid && (c = console_trygetc()) >= 0;)
+	if (!shell_interactive_here())
+		return false;
+	bool read = false;
+	/* one line's room is left for the prompt, whose read may end a line behind these */
+	for (int c; ahead_count < AHEAD_LINES - 1 && (c = console_trygetc()) >= 0; read = true)
 		if (edit_feed((char)c)) {
 			char line[LINE_MAX];
 			strlcpy(line, edit_buf, sizeof line);
-			busy_line(line);
+			if (run_nowait)
+				busy_line(line);
+			else
+				ahead_push(line);
 		}
+	return read;
+}
+
+bool shell_ahead_room(void) { return ahead_count < AHEAD_LINES - 1; }
+
+void shell_task_edge(void)
+{
+	if (this_cpu() != shell_cpu || !at_prompt || serving)
+		return;
+	at_prompt = false; /* a command it runs is not at the prompt: no edge inside it serves again */
+	shell_read_ahead(true);
 	at_prompt = true;
 }
 
@@ -223,22 +246,7 @@ void shell_task_starts(void)
 		ipi_send(shell_cpu, IPI_WAKE); /* taken at the first instruction: shell_task_edge serves it */
 }
 
-/* A character read at the prompt after a task's trap held a line: it was typed after that line,
- * so it is read again once the held line ran. */
-static int kept_char = -1;
-
-static char prompt_getc(void)
-{
-	if (kept_char >= 0) {
-		char c = (char)kept_char;
-		kept_char = -1;
-		return c;
-	}
-	char c = console_getc();
-	while (console_take_key(CONSOLE_CTRL_Z))
-		; /* nothing runs in the foreground at the prompt: Ctrl-Z means nothing here */
-	return c;
-}
+static bool lines_ahead(void) { return ahead_count != 0; }
 
 void shell_loop(void)
 {
@@ -246,30 +254,37 @@ void shell_loop(void)
 	console_set_interrupt_handler(interrupt_typed);
 	for (;;) {
 		char line[LINE_MAX];
-		if (held_valid) { /* typed while a task held the core: it runs now, in its turn */
-			strlcpy(line, held, sizeof line);
-			held_valid = false;
+		if (ahead_count) { /* typed while the core was busy, and echoed then: it runs now, in its turn */
+			strlcpy(line, ahead[ahead_first], sizeof line);
+			ahead_first = (ahead_first + 1) % AHEAD_LINES;
+			ahead_count--;
 			kprintf("mosaic> %s\n", line);
 		} else {
-			kprintf("mosaic> ");
-			bool cancelled = false, ended = false;
+			kprintf("mosaic> %.*s", (int)edit_len, edit_buf); /* what was typed of the next line so far */
+			bool ended = false;
 			at_prompt = true;
 			while (!ended) {
-				char c = prompt_getc();
+				int c = console_getc_unless(lines_ahead); /* a task's trap may read lines meanwhile */
+				while (console_take_key(CONSOLE_CTRL_Z))
+					; /* nothing runs in the foreground at the prompt: Ctrl-Z means nothing here */
+				if (c < 0)
+					break; /* lines came ahead of this one: they run first */
 				if (c == CONSOLE_CTRL_C) { /* the line is dropped, as a shell's Ctrl-C does */
 					kprintf("^C\n");
 					edit_len = 0;
-					cancelled = true;
 					break;
 				}
-				if (held_valid) { /* c came after the held line */
-					kept_char = (unsigned char)c;
+				if (!edit_feed((char)c))
+					continue;
+				if (!ahead_count) {
+					ended = true;
+				} else { /* typed after the lines ahead: it waits behind them (the edge left room) */
+					ahead_push(edit_buf);
 					break;
 				}
-				ended = edit_feed(c);
 			}
 			at_prompt = false;
-			if (cancelled || !ended)
+			if (!ended)
 				continue;
 			strlcpy(line, edit_buf, sizeof line);
 		}

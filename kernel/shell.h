@@ -57,6 +57,13 @@ void shell_loop(void) __attribute__((noreturn));
  * goes on after.
  */
 void shell_task_edge(void);
+/* While a foreground `run` waits for its task (kernel/utask_cmd.c): reads what was typed, echoing
+ * it, and keeps each line for the prompt, as a terminal keeps what is typed ahead (run_nowait:
+ * as shell_task_edge does instead). True if it read anything. shell_ahead_room: whether there is
+ * room for another line (else typing stays in the console until the prompt). Only on the
+ * interactive shell's core. */
+bool shell_read_ahead(bool run_nowait);
+bool shell_ahead_room(void);
 /* A user task is about to enter U-mode on this core (kernel/utask.c): on the shell's core, input
  * typed before it (which raises no more interrupts) is served at its first instruction. */
 void shell_task_starts(void);

@@ -91,13 +91,14 @@ static void print_pico_kernels(void)
 static bool key_or_kill_due(void *arg)
 {
 	const struct run_request *r = arg;
-	return console_key_waiting(CONSOLE_CTRL_C) || console_key_waiting(CONSOLE_CTRL_Z) || r->kill_wanted == 1;
+	return console_key_waiting(CONSOLE_CTRL_C) || console_key_waiting(CONSOLE_CTRL_Z) || r->kill_wanted == 1 ||
+	       (shell_ahead_room() && console_input_waiting());
 }
 
 /* The shell waits for its foreground run on another core. The task owns the console as a Unix
- * shell's foreground job owns the terminal: what is typed meanwhile waits for the prompt, but
- * Ctrl-C kills the task and Ctrl-Z leaves it in the background. Returns the command's status, or
- * -1 once the run went to the background. */
+ * shell's foreground job owns the terminal: what is typed meanwhile is echoed and waits for the
+ * prompt, but Ctrl-C kills the task and Ctrl-Z leaves it in the background. Returns the
+ * command's status, or -1 once the run went to the background. */
 static int run_foreground(struct run_request *r, unsigned core)
 {
 	if (!shell_interactive_here()) { /* a boot script (cmd=): no keys to read */
@@ -105,6 +106,7 @@ static int run_foreground(struct run_request *r, unsigned core)
 		return 0;
 	}
 	while (!hart_call_wait_or(core, key_or_kill_due, r)) {
+		shell_read_ahead(false);
 		if (console_take_key(CONSOLE_CTRL_C)) {
 			kprintf("^C\n");
 			r->kill_wanted = 1;

@@ -19,9 +19,9 @@ STEPS = [
     (r"mosaic: task hostile on core 3 was killed", "run hostile 5\r"),  # on a default core, not the shell's
     (r"^(mosaic> )?run hostile 5$", ""),
     (1, CTRL_C),
-    (r"mosaic: task hostile on core \d+ was killed", "run hostile 5 core 4\rharts\r"),  # harts typed ahead
-    (r"^(mosaic> )?run hostile 5 core 4$", ""),
-    (1, CTRL_C),
+    (r"mosaic: task hostile on core \d+ was killed", "run hostile 5 core 4\r"),
+    (r"^(mosaic> )?run hostile 5 core 4$", "harts\r"),  # typed during the run: echoed, runs after it
+    (r"^harts$", CTRL_C),
     (r"mosaic: task hostile on core 4 was killed", "run hostile 5 core 5 &\r"),
     (r"^run: task hostile started on core 5 in the background", "kill 5\r"),
     (r"mosaic: task hostile on core 5 was killed", "run hello core 200\r"),
@@ -64,11 +64,12 @@ def test_shell_answers_while_tasks_spin(boot, vclock):
     assert default_core != 0, "a run without core went to the shell's own core"
     # harts, typed during the foreground run, ran after it
     after = re.split(r"^(?:mosaic> )?run hostile 5 core 4$", out, flags=re.M)[1]
-    assert after.index("task hostile on core 4 was killed") < after.index("harts\n"), after[:2000]
+    assert after.index("task hostile on core 4 was killed") < after.index("mosaic> harts\n"), after[:2000]
+    assert after.index("harts\n") < after.index("task hostile on core 4 was killed"), "echoed when typed"
     assert re.search(r"^run: there is no core 200: this machine has cores 0\.\.35$", out, re.M)
     assert re.search(r"^run: core 7 is the micro-kernel of domain 0, which runs no user task; pico-kernels: "
                      r"0-6,8-9,11-24,26-27,29-35$", out, re.M), out[-3000:]
     assert re.search(r"^  running: job 1 \(home 0\) on \d+ cores", out, re.M), "mk 0 saw the job running"
     held = out.split("runs when it ends")[1]
-    assert held.index("mosaic> submit hello 1\n") < held.index("kill job 1\n"), "typed order kept"
+    assert held.index("mosaic> submit hello 1\n") < held.index("mosaic> kill job 1\n"), "typed order kept"
     assert not any("CPU-time limit" in l for l in lines), "a task lived to its limit"
