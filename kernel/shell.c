@@ -86,8 +86,9 @@ int shell_run_script(const char *script)
 }
 
 /*
- * The line editor, shared by the prompt and by a task's traps on the shell's core
- * (shell_task_edge): a line begun at the prompt goes on being typed while a task holds the core.
+ * The line editor, shared by the prompt, a foreground run's wait (shell_read_ahead) and a task's
+ * traps on the shell's core (shell_task_edge): a line begun at the prompt goes on being typed
+ * while the core is busy. All of it runs on the shell's core only.
  */
 static char edit_buf[LINE_MAX];
 static size_t edit_len;
@@ -202,12 +203,12 @@ static void busy_line(const char *line)
 		kprintf("mosaic> ");
 		return;
 	}
-	if (!ahead_count)
+	if (!ahead_count) {
 		kprintf("shell: core %u, the shell's own, runs a user task: '%s' runs when it ends, and what is typed "
 			"after it waits for it (Ctrl-C kills the task); meanwhile only commands that never wait run:\n  ",
 			shell_cpu, name);
-	if (!ahead_count)
 		print_nowait(2);
+	}
 	ahead_push(line);
 }
 
