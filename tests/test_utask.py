@@ -25,12 +25,12 @@ def test_shell_runs_programs(boot):
     r = boot(harts=8, bootargs='cmd="programs;run hello 42;run badptr"', timeout=60)
     assert r.status == 0, r.output
     # every program says what it does and what its argument means, from its own MOSAIC_ABOUT
-    listing = " ".join(r.output.split("mosaic> programs")[1].split("mosaic> run")[0].split())
-    for src in sorted((ROOT / "user").glob("*.c")):
-        m = re.search(r'^MOSAIC_ABOUT\("([^"]*)", "([^"]*)"\);$', src.read_text(), re.M)
-        if not m:
-            continue  # a runtime file, not a program
-        assert f"{src.stem} {m.group(1)} arg: {m.group(2)}; " in listing, src.stem
+    listing = " " + " ".join(r.output.split("mosaic> programs")[1].split("mosaic> run")[0].split())
+    programs = re.search(r"^USER_PROGRAMS := (.*)$", (ROOT / "Makefile").read_text(), re.M).group(1).split()
+    for name in programs:
+        m = re.search(r'^MOSAIC_ABOUT\("([^"]*)", "([^"]*)"\);$', (ROOT / "user" / f"{name}.c").read_text(), re.M)
+        assert m, f"user/{name}.c has no MOSAIC_ABOUT"
+        assert f" {name} {m.group(1)} arg: {m.group(2)}; " in listing, name
     for name in ("hello", "kcalls", "fault", "badptr", "marker"):
         assert re.search(rf"^  {name} +\S", r.output, re.M), name
     assert re.search(r"^\[core \d+\] hello from a user task on core \d+ \(domain \d+\), argument 42$", r.output, re.M)
