@@ -83,7 +83,7 @@ RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(
 # a recipe that fails (pack-text --check, gen-ksyms --check) leaves no target that make would take as built
 .DELETE_ON_ERROR:
 
-.PHONY: sim bench-sim all deps normal-kernel check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance bench-vtime prof clean help
+.PHONY: sim bench-sim all deps normal-kernel check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance bench-vtime results prof clean help
 
 all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
 
@@ -273,6 +273,10 @@ $(SIM): $(SIM_SRCS) $(SIM_HDRS)
 bench-sim: sim
 	python3 scripts/bench-sim
 
+# docs/results.md, the one page of measured figures, from whatever build/bench/*.json holds (no boot).
+results:
+	python3 scripts/results
+
 # CMD is one shell command; the profile goes to the terminal and build/prof/prof.json.
 prof: normal-kernel check-harts all
 	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll barrier 16' HARTS=16"; exit 2; }
@@ -330,6 +334,8 @@ help:
 	@echo "                  (default 100000; STRESS_ARGS='--seed N --policy ab ...'); MUTANT=name: a broken policy"
 	@echo "  make bench-sim  the thesis's Figs. 5.1, 5.3, 5.6 by the simulator on 16x16..128x128, 15 runs per point"
 	@echo "                  -> build/bench/sim.json, CSV, PNG (docs/scaling.md); scripts/bench-sim --quick|--only 5.3"
+	@echo "  make results    docs/results.md from build/bench/*.json: every run's date and revision, its goals"
+	@echo "                  MET or MISSED with their numbers and clock, the benchmarks without a run (no boot)"
 	@echo "  make deps       install (as root) or name the missing Debian packages"
 	@echo "  make clean      remove build/ (build/debug/ too)"
 	@echo
