@@ -14,6 +14,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import fastpath_goals  # noqa: E402
 
 SCRIPT = ROOT / "scripts" / "results"
+FIRST_COMMIT = subprocess.run(["git", "-C", str(ROOT), "rev-list", "--max-parents=0", "--abbrev-commit", "HEAD"],
+                              capture_output=True, text=True).stdout.split()[-1]
 
 
 def run(bench_dir, out):
@@ -66,7 +68,9 @@ def test_the_page_shows_every_goal_its_verdict_its_clock_and_the_runs_revision(t
     bench.mkdir()
     write(bench, "kernel.json", kernel_json())
     write(bench, "noc.json", noc_json())
-    write(bench, "vtime.json", vtime_json())
+    vt = vtime_json()
+    vt["how"]["revision"] = FIRST_COMMIT  # a revision of this repository whose kernel is not today's
+    write(bench, "vtime.json", vt)
     out = tmp_path / "results.md"
     r = run(bench, out)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -86,9 +90,10 @@ def test_the_page_shows_every_goal_its_verdict_its_clock_and_the_runs_revision(t
     assert "444 instructions (limit 450; virtual 912;" in page
     assert "1.6x (11.2 s against 7.0 s; limit 1.5x)" in page
     # provenance: what each JSON records, and a revision that is not the page's is flagged
-    assert "run 2031-01-02T03:04:05+00:00; revision abc1234 (not this page's" in page
+    assert "run 2031-01-02T03:04:05+00:00; revision abc1234 (not in this repository)" in page
     assert "kernel ELF sha256 0123456789abcdef...; QEMU emulator version 7.2.99" in page
     assert "run 2031-01-02T03:05:00+00:00; revision not recorded in the JSON" in page
+    assert f"revision {FIRST_COMMIT} (**kernel or plugin sources changed since**: run it again)" in page
     # the benchmarks without a run, each with the command that makes one
     missing = page.split("## Without a run")[1].split("\n## ")[0]
     for cmd in ("make bench-boot", "make bench-invade", "make bench-shm", "make bench-coll", "make bench-alloc",
