@@ -133,3 +133,41 @@ def test_a_malformed_json_is_refused_by_name_and_nothing_is_written(tmp_path):
     r = run(bench, out)
     assert r.returncode == 2 and "boot.meta.json: missing beside boot.json" in r.stderr, r.stderr
     assert out.read_text() == "the page before\n"
+
+
+def test_every_benchmarks_own_verdict_form_becomes_met_or_missed(tmp_path):
+    """bench-boot says PASS/MISS, bench-coll and bench-sim a verdict string, bench-balance a met flag per
+    point, bench-alloc claims that hold or not: each is shown as the benchmark judged it, on its clock."""
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    write(bench, "boot.json", [{"harts": 128, "accel": "single", "ok": True, "host_wall_s_median": 1.2,
+                                "guest_bringup_us": 35000, "kernel_share": 0.03}])
+    write(bench, "boot.meta.json", {"date": "2031-01-03", "goals": [
+        {"goal": "128 harts online in under 3 s", "harts": 128, "accel": "single", "value": 1.2, "verdict": "PASS"},
+        {"goal": "kernel share under 10%", "harts": 128, "accel": "single", "value": 0.31, "verdict": "MISS"}]})
+    write(bench, "coll.json", {"how": {"harts": 16, "reps": 1, "date": "2031-01-03"}, "penalty": {},
+                               "goals": {"tuned_near_best": {"verdict": "MISSED", "near": 80, "points": 100,
+                                                             "limit_ratio": 1.1, "share": 0.8, "limit_share": 0.9},
+                                         "loose_pipelines": {"verdict": "MET", "measured": 6.5, "limit": 1.5}}})
+    write(bench, "balance.json", {"how": {"date": "2031-01-03", "reps": 1, "configs": [{"name": "12 on 8"}]},
+                                  "goals": [{"goal": "speed-beats-rr", "where": "12 on 8, spmd, wait spin",
+                                             "met": True, "numbers": "speed 205.4 ms vs rr 252.9 ms"}],
+                                  "verdict": {"claim": "speed balancing wins", "holds_in": 0, "of": 1}})
+    write(bench, "sim.json", {"date": "2031-01-03", "goal": "MISSED", "wall_s": 1900.0, "goal_s": 1800,
+                              "workers": 2, "meshes": [16], "runs_per_point": 3})
+    write(bench, "alloc.json", {"how": {"date": "2031-01-03", "clock": "virtual (vtime=1)", "meshes": ["5x5"],
+                                        "reps": 3, "quick": True},
+                                "claims": [{"id": "sparse", "figures": "5.1a", "verdict": "holds in part"}]})
+    out = tmp_path / "results.md"
+    r = run(bench, out)
+    assert r.returncode == 0, r.stdout + r.stderr
+    page = out.read_text()
+    for row in ("| Boot time | 128 harts online in under 3 s | MET | host wall time |",
+                "| Boot time | kernel share under 10% | MISSED | host wall time |",
+                "| Collectives | tuned_near_best | MISSED | virtual (each core's own clock, vtime=1) |",
+                "| Collectives | loose_pipelines | MET | virtual (each core's own clock, vtime=1) |",
+                "| Share groups and balancing | speed-beats-rr (12 on 8, spmd, wait spin) | MET | virtual",
+                "| The protocol simulator | whole_set_in_time | MISSED | host wall time |"):
+        assert row in page, row
+    assert "80 of 100 points within 1.1x of the best (80%, goal 90%)" in page
+    assert "| sparse | 5.1a | holds in part |" in page and "a --quick run, not the thesis's set" in page

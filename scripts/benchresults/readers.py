@@ -250,6 +250,9 @@ def balance(doc):
         g = doc.sub("goals", i)
         run.goals.append(Goal(f"{g.get('goal', kind=str)} ({g.get('where', kind=str)})", g.get("met", kind=bool),
                               g.get("numbers", kind=str), CLOCKS["virtual"]))
+    how = doc.sub("how")
+    run.notes.append("Configurations " + ", ".join(str(c.get("name")) for c in how.get("configs", kind=list))
+                     + f"; {how.get('reps')} repetition(s) per point.")
     v = doc.sub("verdict")
     run.notes.append(f"Claim \"{v.get('claim', kind=str)}\": holds in {v.get('holds_in')} of {v.get('of')} "
                      "configurations.")
@@ -273,6 +276,9 @@ def vtime(doc):
 def alloc(doc):
     run = Run([doc.path.name], run_info(doc))
     rows = [[c.get("id"), c.get("figures"), c.get("verdict")] for c in doc.get("claims", kind=list)]
+    how = doc.sub("how")
+    run.notes.append(f"Meshes {', '.join(map(str, how.get('meshes', kind=list)))}, {how.get('reps')} runs per point"
+                     + ("; a --quick run, not the thesis's set" if how.get("quick", optional=True) else "") + ".")
     run.tables.append((f"The thesis's claims on the {doc.get('how', 'clock', kind=str).split(' ')[0]} clock "
                        "(docs/experiments.md has the evidence)", ["claim", "figures", "verdict"], rows))
     return run
@@ -283,5 +289,7 @@ def sim(doc):
     run = Run([doc.path.name], info)
     run.goals.append(Goal("whole_set_in_time", doc.get("goal", kind=str) == "MET",
                           f"{num(doc.get('wall_s', kind=NUMBER), 1)} s (limit {num(doc.get('goal_s', kind=NUMBER))} s;"
-                          f" {doc.get('workers')} workers)", CLOCKS["host"]))
+                                                    f" {doc.get('workers')} workers)", CLOCKS["host"]))
+    run.notes.append(f"Meshes {', '.join(f'{m}x{m}' for m in doc.get('meshes', kind=list))}, "
+                     f"{doc.get('runs_per_point')} runs per point.")
     return run
