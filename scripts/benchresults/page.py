@@ -114,9 +114,13 @@ def provenance(run, root, bench_dir):
         parts.append(i["qemu"])
     if i["command"]:
         parts.append(f"command `{i['command']}`")
-    where = bench_dir.resolve()
-    where = where.relative_to(root) if where.is_relative_to(root) else where
-    return "; ".join(parts) + f" ({', '.join(str(where / f) for f in run.files)})."
+    return "; ".join(parts) + f" ({', '.join(f'{shown_dir(root, bench_dir)}/{f}' for f in run.files)})."
+
+
+def shown_dir(root, bench_dir):
+    """The benchmarks' directory as the page names it: relative to the repository when inside it."""
+    d = bench_dir.resolve()
+    return str(d.relative_to(root) if d.is_relative_to(root) else d)
 
 
 def render(runs, root, bench_dir, generated):
@@ -133,7 +137,8 @@ def render(runs, root, bench_dir, generated):
     missing = [b for b in BENCHMARKS if b.name not in runs]
     out += ["", "## Without a run", ""]
     if missing:
-        out += ["No JSON of these benchmarks is in the benchmarks' directory, so this page has no figures of them:", ""]
+        out += [f"No JSON of these benchmarks is in {shown_dir(root, bench_dir)}/, so this page has no figures of "
+                "them:", ""]
         out += [f"- {b.title}: `{b.command}` ({b.cost}) writes build/bench/{b.files[0]}." for b in missing]
     else:
         out.append("Every benchmark has a run.")
@@ -149,6 +154,6 @@ def render(runs, root, bench_dir, generated):
             out.append("")
         for title, header, rows in run.tables:
             out += [f"{title}:", ""] + table(header, rows) + [""]
-        out += run.notes
+        out += [f"- {n}" for n in run.notes]
     text = "\n".join(out).strip("\n")
     return re.sub(r"\n{3,}", "\n\n", text) + "\n"

@@ -89,6 +89,10 @@ def num(v, digits=0):
     return f"{v:,.{digits}f}"
 
 
+def yes(flag):
+    return "yes" if flag else "no"
+
+
 def run_info(doc, how_keys=("how",)):
     """What the JSON says about its run; None where it says nothing."""
     how = doc.get(*how_keys, kind=dict) if how_keys else doc.get(kind=dict)
@@ -155,8 +159,9 @@ def kernel(doc):
                           f"(limit {num(g.get('allowed_time_ns', kind=NUMBER), 1)} ns, 3x)", CLOCKS[clock]))
     d = doc.sub("dispatcher_experiment", "goal")
     run.goals.append(Goal("dispatchers_beat_threads", d.get("met", kind=bool),
-                          f"memory at every n: {d.get('memory_at_every_n')}; time from 14 tasks on: "
-                          f"{d.get('time_from_14_tasks')} (faster from n = {d.get('dispatchers_faster_from_n')})",
+                          f"less memory at every n: {yes(d.get('memory_at_every_n', kind=bool))}; faster from 14 "
+                          f"tasks on: {yes(d.get('time_from_14_tasks', kind=bool))} (faster from n = "
+                          f"{d.get('dispatchers_faster_from_n')})",
                           CLOCKS[clock]))
     rows = []
     for c in doc.get("by_clock", kind=dict):
@@ -207,10 +212,11 @@ def boot(doc, meta):
     for i, g in enumerate(meta.get("goals", kind=list)):
         gd = meta.sub("goals", i)
         verdict = gd.get("verdict", kind=str)
-        value = gd.get("value")
-        run.goals.append(Goal(gd.get("goal", kind=str), verdict in ("PASS", "MET"),
-                              f"{num(value, 3) if value is not None else gd.get('why', optional=True)} "
-                              f"({gd.get('harts')} harts, accel {gd.get('accel')})", CLOCKS["host"]))
+        value, name = gd.get("value"), gd.get("goal", kind=str)
+        shown = (gd.get("why", optional=True) if value is None else f"{value:.1%}" if "share" in name
+                 else f"{num(value, 3)} s")
+        run.goals.append(Goal(name, verdict in ("PASS", "MET"),
+                              f"{shown} ({gd.get('harts')} harts, accel {gd.get('accel')})", CLOCKS["host"]))
     rows = []
     for i, e in enumerate(doc.get(kind=list)):
         ed = doc.sub(i)
