@@ -24,12 +24,12 @@ class Bench:
 
 
 BENCHMARKS = [
-    Bench("boot", "Boot time", ("boot.json", "boot.meta.json"), "make bench-boot", "about 3 minutes",
+    Bench("boot", "Boot time", ("boot.json", "boot.meta.json"), "make bench-boot", "about 5 minutes",
           readers.boot, "boot-time-make-bench-boot"),
     Bench("noc", "The NoC", ("noc.json",), "make bench-noc", "about 15 s", readers.noc, "the-noc-make-bench-noc"),
-    Bench("kernel", "Kernel calls", ("kernel.json",), "make bench-kernel", "about 20 s", readers.kernel,
+    Bench("kernel", "Kernel calls", ("kernel.json",), "make bench-kernel", "under 20 s", readers.kernel,
           "kernel-calls-make-bench-kernel"),
-    Bench("invade", "Invasive computing", ("invade.json",), "make bench-invade", "about 20 s", readers.invade,
+    Bench("invade", "Invasive computing", ("invade.json",), "make bench-invade", "under 20 s", readers.invade,
           "invasive-computing-make-bench-invade"),
     Bench("shm", "Shared windows", ("shm.json",), "make bench-shm", "about 30 s", readers.shm,
           "shared-windows-make-bench-shm"),
