@@ -5,6 +5,7 @@ MET or MISSED as the run judged it, on the clock it was judged on, with the run'
 not a benchmark's JSON must be refused with its name, never half-read into the page.
 """
 import json
+import re
 import subprocess
 import sys
 
@@ -171,3 +172,16 @@ def test_every_benchmarks_own_verdict_form_becomes_met_or_missed(tmp_path):
         assert row in page, row
     assert "80 of 100 points within 1.1x of the best (80%, goal 90%)" in page
     assert "| sparse | 5.1a | holds in part |" in page and "a --quick run, not the thesis's set" in page
+
+
+def test_every_benchmark_on_the_page_links_a_section_of_benchmarks_md():
+    """The page's links into docs/benchmarks.md must land: each benchmark's section heading is there."""
+    from benchresults.page import BENCHMARKS
+
+    def slug(heading):
+        return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+    sections = {slug(line[3:]) for line in (ROOT / "docs" / "benchmarks.md").read_text().splitlines()
+                if line.startswith("## ")}
+    for b in BENCHMARKS:
+        assert b.section in sections, (b.name, b.section)
