@@ -1,6 +1,6 @@
 """The shell's own texts (README, "The shell"): `help` lists the commands by group, sorted, in lines of
-at most 80 columns broken at word boundaries; `help bootargs` gives each key's default; the README's shell and boot-argument tables list exactly what the
-kernel declares."""
+at most 80 columns broken at word boundaries; `help bootargs` gives each key's default; the README's
+shell and boot-argument tables list exactly what the kernel declares."""
 import re
 
 from conftest import ROOT
