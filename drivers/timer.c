@@ -60,8 +60,8 @@ void timer_keep(void)
 
 /* Not written again when the hardware holds the value already: each write makes QEMU move the
  * hart's timer in its sorted list of timers, and a wait loop re-arms its deadline before every
- * WFI (on 128 harts QEMU's timer_mod_ns was 3.4 % of the host time of ktest=coll under virtual
- * time; docs/time.md, "What QEMU spends the host's time on"). Unless the interrupt is pending
+ * WFI (with many harts under virtual time QEMU's timer_mod_ns is a visible share of the host's
+ * time; docs/time.md, "Keeping the host's cost down"). Unless the interrupt is pending
  * under a deadline still ahead, which QEMU's race leaves behind (timer_handle_irq): a wait with
  * interrupts masked never lets the handler in, and its WFI would return at once until the
  * deadline came. The handler writes whatever this remembers. */

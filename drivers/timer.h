@@ -19,8 +19,8 @@ extern uint64_t timer_icount;
 void timer_init_hart(void);
 bool timer_uses_sstc(void);
 /* Inline, as the two that follow: every pass of a wait reads the time (WAIT_UNTIL) and most
- * compute a deadline, and a call's return costs QEMU a lookup of the next block (ktest=all at
- * 128 harts under virtual time: 2.4 M and 0.9 M calls; docs/time.md, "Calls on the waits' paths"). */
+ * compute a deadline, and a call's return costs QEMU a lookup of the next block (docs/time.md,
+ * "Keeping the host's cost down"). */
 static inline uint64_t timer_now(void) { return read_time(); }
 static inline uint64_t timer_us_to_ticks(uint64_t us) { return us * plat.timebase_hz / 1000000; }
 uint64_t timer_ticks_to_us(uint64_t ticks);

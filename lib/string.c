@@ -15,7 +15,7 @@ void *memset(void *dst, int c, size_t n)
 }
 
 /* Aligned copies go four words per pass (the loads first, so no store waits on the load before
- * it): a forwarded call's 48- and 56-byte copies took 5 instructions a word one at a time. */
+ * it): a forwarded call's 48- and 56-byte copies then take fewer instructions a word. */
 void *memcpy(void *dst, const void *src, size_t n)
 {
 	unsigned char *d = dst;

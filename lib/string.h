@@ -12,7 +12,7 @@ void *memcpy(void *dst, const void *src, size_t n);
 void *memmove(void *dst, const void *src, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
 /* memcpy for the message path's bodies, which are mostly a few words: a body of up to 4 aligned
- * words is copied inline (a call to memcpy cost 26 instructions for one word), anything else by
+ * words is copied inline (a call to memcpy costs more than the copy itself), anything else by
  * memcpy. */
 static inline void *memcpy_small(void *dst, const void *src, size_t n)
 {

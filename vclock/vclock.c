@@ -122,8 +122,8 @@ static inline void switch_to(unsigned int vcpu)
 /* one_thread: a block begins on vcpu. The running vCPU's own count is not published block by
  * block: with one host thread no other hart runs while it does, so whoever reads its slot next
  * does so after a switch has published it, and the hart itself reads its count through a read
- * marker (on_read). This callback runs for every block executed; it was an eighth of QEMU's host
- * time when it also published the running count (docs/time.md). */
+ * marker (on_read). This callback runs for every block executed, so publishing the running count
+ * here would cost a large share of QEMU's host time (docs/time.md). */
 static void on_block(unsigned int vcpu, void *udata)
 {
 	(void)udata;

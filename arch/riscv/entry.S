@@ -13,8 +13,8 @@ _start:
 	.cfi_undefined ra /* the outermost frame: debuggers stop unwinding here */
 	/* OpenSBI fw_dynamic: a0 = hart id (any hart can win the lottery), a1 = device tree */
 	csrw sie, zero
-	/* OpenSBI 1.1 has been seen (once, at 128 harts) to release a second hart here; it
-	 * zeroed the BSS under the boot hart. The first hart claims the boot; any other waits
+	/* OpenSBI 1.1 can release a second hart here (rarely, with many harts), which would
+	 * zero the BSS under the boot hart. The first hart claims the boot; any other waits
 	 * in stray_hart before touching memory (boot_claim lives in .data, not in the BSS). */
 	la t0, boot_claim
 	li t1, 1

@@ -83,7 +83,7 @@ const char *mesh_dir_name(enum mesh_dir d)
 /*
  * Minimises the largest hop distance to any member (eccentricity), then the sum of the
  * distances, then the core id. Every member of a group computes its tree's root this way,
- * so it is not done pairwise (O(n^2) hop counts: 80,000 instructions for 64 members):
+ * so it is not done pairwise (O(n^2) hop counts, too slow for a large group's members):
  * in coordinates s = x + y and d = x - y the XY distance is the larger of |s - s'| and
  * |d - d'|, so the eccentricity follows from the four extremes of s and d, and the sum
  * separates into columns and rows, each summed once per coordinate.

@@ -54,11 +54,11 @@ static uint32_t next_seq[NOC_ENDPOINTS][NOC_ENDPOINTS];
 /*
  * The link table is the network's shared state. Each link has a lock of its own, and a route
  * is booked one link at a time, holding one link's lock at once (so no order among them is
- * needed). It was one lock for the whole table until 2026-11-26: every send of the machine
- * took it while holding its destination's mailbox lock, and whenever QEMU preempted its
- * holder every other sender stopped on it with a mailbox locked, and every core polling those
- * mailboxes stopped behind them (on `ktest=coll` at 128 harts, more than half of the cores
- * asleep on a lock waited for a holder that was itself asleep on a lock; docs/time.md).
+ * needed). Not one lock for the whole table: every send takes it while holding its
+ * destination's mailbox lock, so whenever QEMU preempted its holder every other sender would
+ * stop on it with a mailbox locked, and every core polling those mailboxes would stop behind
+ * them (cores asleep on a lock waiting for a holder that is itself asleep on a lock;
+ * docs/time.md).
  */
 static struct spinlock link_locks[MESH_MAX_LINKS];
 
@@ -116,7 +116,7 @@ static uint64_t sending_floor(void) { return vtime_active ? vtime_floor_ns() : t
 
 /* Books the XY route link by link, each under its lock, and returns the delivery time;
  * *wait_ns gets the time the head spent on busy links, *hops the route's length (from the
- * coordinates the walk needs anyway: mesh_hops again cost 24 instructions a message). Called
+ * coordinates the walk needs anyway, which saves a second mesh_hops per message). Called
  * with a mailbox lock held, so interrupts are already off: the link locks are taken without
  * saving them again. */
 static inline uint64_t book_route(unsigned src, unsigned dst, uint32_t flits, uint64_t now, bool xsend,
@@ -252,9 +252,9 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	/* The core to tell is the one that hosts dst now, read again under the lock: a task moved
 	 * between cores (kernel/share.c) is placed at its new core before it looks at its mailbox
 	 * there, so either that look (under this lock, after us) finds the message, or this read
-	 * finds the new core. The core read at the start told the old one, and the task slept
-	 * through its message on the new one (an oversubscribed job's collectives hung so on the
-	 * serial clock, where no poll looks again; docs/balancing.md). */
+	 * finds the new core. The core read at the start could be the old one, and the task would
+	 * sleep through its message on the new one (on the serial clock no poll looks again, so
+	 * an oversubscribed job's collectives would hang; docs/balancing.md). */
 	unsigned tell = dst < NOC_EP_VIRT_BASE ? td : noc_ep_tile(dst); /* a core never moves */
 	if (tell == NOC_EP_NONE)
 		tell = td; /* released meanwhile: the message is dropped with its endpoint */
@@ -375,7 +375,7 @@ void noc_cancel_credit(unsigned src, unsigned dst, uint16_t type)
 }
 
 /* Inline whole: GCC otherwise splits off the locked part, one call and return more on every pass
- * of a message wait under virtual time (1.1 M on ktest=all at 128 harts). */
+ * of a message wait under virtual time, the hottest loop of a waiting core. */
 static inline __attribute__((always_inline)) uint64_t next_delivery(struct noc_mailbox *mb, uint64_t now)
 {
 	if (!noc_mailbox_holds_mail(mb))

@@ -34,7 +34,7 @@ int noc_ep_reserve(unsigned n);
 /* Gives back n endpoints from first (the job that reserved them ended). */
 void noc_ep_release(unsigned first, unsigned n);
 /* Virtual endpoints reserved now (for tests: everything is given back). Inline: every pass of a
- * message wait asks (1.7 M calls on ktest=all at 128 harts under virtual time). */
+ * message wait asks, so a call would cost every pass a call and return. */
 extern unsigned noc_ep_nreserved;
 static inline unsigned noc_ep_reserved(void) { return __atomic_load_n(&noc_ep_nreserved, __ATOMIC_RELAXED); }
 
@@ -47,8 +47,8 @@ void noc_ep_close(unsigned ep);
 void noc_ep_place(unsigned ep);
 
 /* The three below are on every message's path: a physical core is answered inline, and only
- * a virtual endpoint looks at the location table (out of line). Measured on bench-noc's
- * 8-byte message: the six calls per message cost about 60 instructions. */
+ * a virtual endpoint looks at the location table (out of line), so the common case costs no
+ * call (bench-noc's 8-byte message measures the path). */
 unsigned noc_ep_tile_virtual(unsigned ep);
 bool noc_ep_valid_virtual(unsigned ep);
 bool noc_ep_closed_virtual(unsigned ep);
