@@ -99,10 +99,10 @@ static bool all_printed(void)
 
 /* Nothing queued is lost at power-off. This core's own queue is printed here: when it is a
  * master, its print task runs only in its idle loop, which the power-off path never reaches
- * again, and the boot core is often its domain's master. That was why a user task's last line
- * went missing now and then (`run badptr` on 8 harts, twice in suite runs on 2026-11-26: the
- * line came after the shell's wait for the task had ended, and the wait below ran out). Then
- * wait (up to a second of this core's time) until every other master printed its lines, on
+ * again, and the boot core is often its domain's master, so a user task's last line (queued
+ * after the shell's wait for the task ended) would otherwise be lost if the wait below ran
+ * out before this core's print task ran.
+ * Then wait (up to a second of this core's time) until every other master printed its lines, on
  * this core's clock (vtime_sleep_until_ns): a plain sleep counts as running under virtual
  * time, with a clock that stands still, so a master whose print task falls due later on its
  * own clock could not pass it. */

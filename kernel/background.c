@@ -120,8 +120,8 @@ static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t 
 			 * `seen`: one that came while background_work ran and is visible by the wait's
 			 * clock is neither in `next` (computed before it came) nor in `posted` (not in
 			 * flight any more), and its note was forgotten. Published as "nothing before
-			 * `until_ns`", the core let others jump past the reply it was about to send (a
-			 * micro-kernel's echo came 10 s late on 11x11 meshes) */
+			 * `until_ns`", the core would let others jump past the reply it is about to send
+			 * (a micro-kernel's echo would come seconds late on large meshes) */
 			if (vtime_active && (ready_now(me, done, arg) ||
 					     __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen))
 				own = 0;

@@ -19,8 +19,8 @@ static struct spinlock console_lock = SPINLOCK_INIT("console");
  * Two paths drain the UART: its interrupt, and the shell's own poll while it waits
  * (for characters that came before the interrupt was routed, or that stayed in the
  * UART while the ring was full). input_lock, which also masks interrupts, makes
- * each drain and each read whole: an interrupt can no longer land between taking a
- * character from the UART and storing it, which used to lose or swap characters.
+ * each drain and each read whole: no interrupt lands between taking a character
+ * from the UART and storing it, which would lose or swap characters.
  */
 #define INPUT_SIZE 256
 static struct spinlock input_lock = SPINLOCK_INIT("console-input");

@@ -264,8 +264,8 @@ bool master_serve_one(void)
 	const struct domain *d = &layout.domains[domain_of(me)];
 	unsigned w = d->x1 - d->x0, n = d->ncores, start = last_served[me];
 	/* The waiting caller that comes first after the last one served, in the domain's order
-	 * (its k-th core, row by row). Walked by the set bits (nearly always one): a walk over the
-	 * domain's cores from `start` cost about 18 instructions a core (2026-11-26). */
+	 * (its k-th core, row by row). Walked by the set bits (nearly always one), not over the
+	 * domain's cores from `start`: a walk over every core costs instructions on each core. */
 	int source = -1;
 	unsigned first = n, first_k = 0;
 	for (unsigned word = 0; word < MOSAIC_MAX_HARTS / 64; word++)

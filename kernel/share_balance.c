@@ -43,9 +43,9 @@
 #include "lib/string.h"
 #include <stddef.h>
 
-/* On by default since 2026-11-26. It was off while moves inside waits hung round-robin with
- * spin on the serial clock (2 of 16 boots under host load): a send told the core its
- * destination had left (drivers/noc/noc.c, noc_hw_send), fixed; docs/balancing.md. */
+/* On by default: a task switched out inside a message wait may move, since a send tells the
+ * core that hosts its destination when the message is posted (drivers/noc/noc.c, noc_hw_send);
+ * 0 moves tasks only at the U-mode edge, for comparison (docs/balancing.md). */
 uint64_t share_move_in_wait = 1;
 BOOTARG_U64("share_move_in_wait", share_move_in_wait, 0, 1,
 	    "1 (default): the balancers may move a job's task while it is switched out inside a message wait; 0: only at the U-mode edge");
@@ -140,8 +140,8 @@ static void adopt(struct share_core *sc, struct slot *s)
 	/* a task moved inside a message wait: its messages and credits wake this core from
 	 * now on, and it runs once here before it counts as waiting again: the event count it
 	 * last saw was the other core's, and what woke that core (a credit granted to it while
-	 * it was on its way, say) this one never sees. A task judged by that count hung a
-	 * collective under speed balancing with spinning, about one boot in ten */
+	 * it was on its way, say) this one never sees. A task judged by that count could hang a
+	 * collective (speed balancing with spinning waits) */
 	if (s->ep)
 		noc_ep_place(s->ep);
 	s->msg_seen_here = false;

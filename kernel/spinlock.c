@@ -3,15 +3,15 @@
  *
  * Why a waiter sleeps until the holder wakes it: under QEMU's single-threaded TCG only one
  * hart runs at a time, so a waiter that finds the lock held always finds its holder
- * descheduled, and the holder runs again only after the others have had their turn. The
- * waiters used to sleep 5 us on their timer and try again, and every such timer that fired
- * preempted whichever hart was running then (QEMU moves on to the next hart when an interrupt
- * is raised from its timer thread), sometimes inside another lock. Now a waiter marks the lock
+ * descheduled, and the holder runs again only after the others have had their turn. A waiter
+ * that slept a short time on its timer and tried again would, each time the timer fired,
+ * preempt whichever hart was running then (QEMU moves on to the next hart when an interrupt
+ * is raised from its timer thread), sometimes inside another lock. So a waiter marks the lock
  * "held with waiters", records itself among its sleepers and sleeps in WFI; the unlock that
  * sees the mark wakes one sleeper with an IPI, which QEMU delivers without preempting anyone.
  * It is the classic three-state futex mutex: a woken waiter takes the lock with the mark set
- * again, so its own unlock wakes the next sleeper. On `ktest=coll` at 128 harts it took 4 %
- * off the host time (docs/time.md, where the larger gain, per-link NoC locks, is too).
+ * again, so its own unlock wakes the next sleeper (docs/time.md, "Locks", with the per-link
+ * NoC locks that keep such waits rare).
  */
 #include "kernel/spinlock.h"
 #include "kernel/hart.h"
@@ -23,9 +23,9 @@
 #define SPIN_TRIES 64
 /* A sleeping waiter also wakes on its timer after this long: a safety net only, since the
  * unlock wakes it; the timer is put back whenever the hand-over comes first. Long, because
- * under single-threaded TCG a sleep lasts a round of the other harts: at 1 ms nearly every
- * safety timer expired (282,703 of 283,344 sleeps on ktest=coll at 128 harts), and each
- * expiry made QEMU preempt whichever hart ran, lock holders too (docs/time.md, "Locks"). */
+ * under single-threaded TCG a sleep lasts a round of the other harts: a short one (1 ms)
+ * expires on nearly every sleep with many harts, and each expiry makes QEMU preempt whichever
+ * hart runs, lock holders too; longer only delays a lost wake-up (docs/time.md, "Locks"). */
 #define SLEEP_SAFETY_US 20000
 
 /* Sleeps with interrupts still off until an interrupt is pending: the holder's wake-up IPI,

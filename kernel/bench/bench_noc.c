@@ -95,8 +95,8 @@ static void overhead_side(void *arg)
 	struct msg_status st;
 	if (this_cpu() == o->src) {
 		/* the markers lie outside the counted interval, and the two reads' own instructions are
-		 * measured alone and taken off: the figure is the message's, not the measurement's (both
-		 * added about 90 instructions per message until 2026-11-26) */
+		 * measured alone and taken off: the figure is the message's, not the measurement's (each
+		 * would otherwise add its own instructions to every message's figure) */
 		uint64_t c0 = work_now();
 		o->read_instr = work_now() - c0;
 		prof_begin(); /* the send and the receive are what scripts/mosaic-prof --marked counts (bench_msg) */

@@ -111,8 +111,8 @@ int msg_xsend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t l
 int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st);
 int msg_tryrecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st);
 
-/* Inline: a call level of their own cost every message 14 and 15 instructions (the kernel keeps
- * its frames and makes no tail calls, for GDB's backtraces). */
+/* Inline: a call level of their own would cost every message a frame (the kernel keeps its
+ * frames and makes no tail calls, for GDB's backtraces). */
 static inline int msg_send(int dst, int tag, const void *buf, uint32_t len)
 {
 	return msg_send_typed(MSG_TYPE_DATA, dst, tag, buf, len);
