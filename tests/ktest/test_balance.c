@@ -204,8 +204,8 @@ KTEST_STANDALONE(balance, virtual_endpoints_are_reserved_bound_and_given_back)
 
 /* A job's part (share_group_start) is granted cores by the protocol, which learns that the last
  * job on a core ended before that core's call has returned: the group must accept a core that
- * is still HART_BUSY and start it once it is free (share_group_call_rest). Until 2026-11-27 the
- * check refused it with -EPERM, and on a loaded host a job that followed another failed so. */
+ * is still HART_BUSY and start it once it is free (share_group_call_rest). A check that refused
+ * it with -EPERM would fail a job that follows another on a loaded host; this test catches it. */
 struct held_core {
 	volatile uint32_t release, ended;
 	volatile uint64_t release_at, ended_at;

@@ -717,7 +717,7 @@ static int waits_for_a_task(struct task *t)
 /* A task waits (task_wait inside a task: it only sleeps) for a task on another core that sleeps
  * on its core's clock. Under virtual time the sleeper may jump only when no core can still send
  * it something earlier, so the waiter must not count as a core that runs at the clock it
- * stopped at: it was published so, and the sleeper never got through (docs/time.md). */
+ * stopped at: published so, the sleeper would never get through (docs/time.md). */
 static void nest_body(struct ktest_ctx *kt)
 {
 	struct task *waiter = &t_nest[0], *sleeper = &t_nest[1];
@@ -732,7 +732,7 @@ static void nest_body(struct ktest_ctx *kt)
 	kprintf("ktest:   the sleeper ended %lu us and its waiter %lu us after they were dispatched; this core "
 		"saw the end %lu us after\n", (sleeper->end_ns - t0) / 1000, (waiter->end_ns - t0) / 1000, took / 1000);
 	/* on the cores' clocks the end comes when it comes, not when the waiter's core crept there
-	 * (before the waiter slept on the clock: about 600 ms at 4 harts, 3.5 M instructions) */
+	 * (a waiter that polled outside its clock would make this take hundreds of ms) */
 	if (vtime_active)
 		KT_ASSERT(took < 10 * 1000000);
 	/* the waiter ended after the task it waited for, which slept its time on its own clock */
@@ -769,9 +769,9 @@ static void stop_it(void *arg)
 /* The loop runs as this core's hart_call, so its end wakes this core, not the stoppers. Each
  * stopper must still learn of the end, and on the cores' clocks no earlier than it happened and
  * soon after: here the loop ends after a task that sleeps 300 us on its core's clock, and with
- * 4 harts or more two cores stop it at once. Until 2026-11-27 a stopper polled the loop every
- * millisecond outside the clock, so it counted as a core running at the clock it stopped at and
- * the sleeper's jump waited for that clock to creep there (about 870 ms of virtual time). */
+ * 4 harts or more two cores stop it at once. A stopper that polled the loop every millisecond
+ * outside the clock would count as a core running at the clock it stopped at, and the sleeper's
+ * jump would wait for that clock to creep there (hundreds of ms of virtual time). */
 static void stop_elsewhere_body(struct ktest_ctx *kt)
 {
 	unsigned dispatcher = other_core(0);

@@ -46,8 +46,8 @@ KTEST(spinlock, contended_by_every_hart_loses_no_update_and_ends_free)
 		if (cpu != this_cpu() && hart_call(cpu, hammer, 0))
 			started++;
 	/* holding it until a hammer sleeps on it (every hammer that reaches it does), for at most 2 s:
-	 * a fixed 2 ms was too short when the emulator ran the callees late (no sleep at all in 2 of
-	 * 12 boots at 128 harts on 2026-11-27), and a lost wake-up would still show as no sleep */
+	 * a short fixed hold is too short when the emulator runs the callees late (no sleep at all),
+	 * and a lost wake-up still shows as no sleep */
 	uint64_t give_up = timer_now() + timer_us_to_ticks(2000000);
 	while (!someone_sleeps_on(&hammered) && timer_now() < give_up)
 		timer_sleep_us(1000);
