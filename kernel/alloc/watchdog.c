@@ -2,7 +2,7 @@
  * Making a stuck allocation run diagnosable while it is stuck: the report that
  * `jobs wait` prints when it times out, and the watchdog (boot argument
  * watchdog=SECONDS) that prints it by itself when no job has made progress for
- * that long while jobs are open. Without them a hung run left nothing behind:
+ * that long while jobs are open. Without them a hung run leaves nothing behind:
  * the trace is otherwise printed only at power-off.
  *
  * Progress is counted from the observers' event hook (trace_event): a job

@@ -67,13 +67,13 @@ KTEST(timer, deadline_in_the_past_returns_at_once)
  * QEMU raises the timer interrupt from a host timer that runs in another host thread than the
  * hart, so a deadline that expires just as the hart writes a new one can leave the interrupt
  * pending under the new value (seen without -icount under host load). timer_arm skips a write
- * of the value it wrote last, and only a write takes the interrupt back: when nothing wrote, the
- * interrupt came back for ever (an oversubscribed job hung in about half of its boots beside
- * another boot; docs/time.md). The race itself is too narrow to provoke here, so each test
+ * of the value it wrote last, and only a write takes the interrupt back: when nothing writes, the
+ * interrupt comes back for ever (an oversubscribed job beside another boot then hangs;
+ * docs/time.md). The race itself is too narrow to provoke here, so each test
  * builds the state it leaves, with the kernel's copy of stimecmp at `believed` while the
  * hardware holds the interrupt, and checks that `take_back` (with interrupts masked) clears it.
- * All three failed on the kernel before the fix; on Sstc the handler's path and timer_arm's
- * check overlap (the handler's own write is what the SBI's timer relies on).
+ * Each fails on a kernel that writes nothing when it finds one pending; on Sstc the handler's
+ * path and timer_arm's check overlap (the handler's own write is what the SBI's timer relies on).
  */
 static bool leftover_taken_back(uint64_t believed, void (*take_back)(uint64_t), uint64_t arg, bool *was_pending)
 {
