@@ -23,7 +23,7 @@
  * Two channels, each with mailboxes and credits of its own: the kernel's and the
  * user tasks'. A message type with NOC_TYPE_USER set travels on the user channel,
  * so user traffic can never take a credit that a kernel protocol needs, nor be
- * matched by a kernel receive (docs/microkernel.md, "What a user task can do").
+ * matched by a kernel receive (docs/microkernel.md, "What a user task can and cannot do").
  */
 #define NOC_TYPE_USER 0x8000
 
