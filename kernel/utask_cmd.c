@@ -7,6 +7,8 @@
 #include "lib/string.h"
 #include "kernel/domain.h"
 #include "kernel/shell.h"
+#include "kernel/vtime.h"
+#include "lib/format.h"
 
 /* ---- the shell ---- */
 
@@ -103,25 +105,48 @@ SHELL_CMD(programs, "programs", "list the user programs built into the kernel")
 	return 0;
 }
 
+/* When the kill was made, on the shell core's clock (each task ends no earlier, docs/microkernel.md). */
+static const char *kill_clock(char *buf)
+{
+	snprintf(buf, 40, "%lu us of %s time", vtime_now_ns() / 1000, vtime_active ? "virtual" : "serial");
+	return buf;
+}
+
 SHELL_CMD(kill, "kill CORE | kill job J",
-	  "kill the user task on CORE, or every task of job J (its id as 'mk' and 'jobs' show it)")
+	  "kill the user task on CORE (every task time-sliced there), or every task of job J (its id as 'mk' and "
+	  "'jobs' show it)")
 {
 	uint64_t v;
+	char clock[40];
 	if (argc == 2 && parse_u64(argv[1], &v)) {
-		int e = utask_kill(v < hart_count ? (unsigned)v : hart_count, 0);
+		unsigned core = v < hart_count ? (unsigned)v : hart_count;
+		bool sliced = core < hart_count && __atomic_load_n(&harts[core].sliced_group, __ATOMIC_ACQUIRE);
+		int e = utask_kill(core, 0);
 		if (e)
 			kprintf("kill: %s\n", e == -ESRCH ? "no user task runs on that core" : "no such core");
+		else if (sliced)
+			kprintf("kill: the tasks time-sliced on core %lu are being killed (at %s)\n", v, kill_clock(clock));
 		else
-			kprintf("kill: the task on core %lu is being killed\n", v);
+			kprintf("kill: the task on core %lu is being killed (at %s)\n", v, kill_clock(clock));
 		return e ? 1 : 0;
 	}
 	if (argc != 3 || strcmp(argv[1], "job") != 0 || !parse_u64(argv[2], &v) || v >= MSG_SESSION_JOB)
 		return SHELL_USAGE;
 	uint32_t session = MSG_SESSION_JOB | (uint32_t)v;
-	unsigned n = 0;
-	for (unsigned c = 0; c < hart_count; c++)
-		if (utask_kill(c, session) == 0)
+	unsigned n = 0, sliced = 0;
+	for (unsigned c = 0; c < hart_count; c++) {
+		bool shared = __atomic_load_n(&harts[c].sliced_group, __ATOMIC_ACQUIRE);
+		if (utask_kill(c, session) == 0) {
 			n++;
-	kprintf("kill: %u task%s of job %lu being killed\n", n, n == 1 ? "" : "s", v);
+			sliced += shared;
+		}
+	}
+	if (!n)
+		kprintf("kill: no such job: no task of job %lu runs (see 'mk' and 'jobs')\n", v);
+	else if (sliced)
+		kprintf("kill: job %lu being killed: its tasks on %u core%s (%u time-sliced) (at %s)\n", v, n,
+			n == 1 ? "" : "s", sliced, kill_clock(clock));
+	else
+		kprintf("kill: %u task%s of job %lu being killed (at %s)\n", n, n == 1 ? "" : "s", v, kill_clock(clock));
 	return n ? 0 : 1;
 }

@@ -13,6 +13,11 @@
  *   9  invade a core, start a member that spins, wait for the team for ever
  *  10  invade a core, start a member that spins, kill it (mosaic_kill): its result
  *      must say killed; killing a task outside the session must be refused
+ * Run as a job of two or more tasks, rank 0 blocks for ever on a peer that never comes, while
+ * every other rank sleeps for ever (tests/test_kill.py kills them):
+ *  11  rank 0 waits at the job's barrier
+ *  12  rank 0 waits in a blocking probe for a message from rank 1
+ *  13  rank 0 sends 64 KiB messages to rank 1 for ever: it soon waits for credits
  * Exit 0 means every check held; the ones that never end are for the killer.
  */
 #include <stdio.h>
@@ -184,6 +189,29 @@ int mosaic_main(long arg)
 			failures++;
 		}
 		break;
+	}
+	case 11:
+	case 12:
+	case 13: {
+		struct mosaic_status st;
+		long rank = mosaic_rank();
+		if (rank < 0 || mosaic_job_size() < 2) {
+			printf("hostile: mode %ld needs a job of two tasks or more\n", mode);
+			return 1;
+		}
+		if (rank != 0)
+			for (;;)
+				mosaic_sleep_us(1000000);
+		if (mode == 11)
+			mosaic_barrier(mosaic_job_group());
+		else if (mode == 12)
+			mosaic_probe(1, 7, 1, &st);
+		else
+			for (int i = 0;; i++)
+				if (mosaic_send(1, i, big, sizeof big) < 0)
+					break;
+		printf("hostile: mode %ld: the wait on the peer returned\n", mode);
+		return 1;
 	}
 	default:
 		printf("hostile: no mode %ld\n", mode);

@@ -9,7 +9,7 @@
  *   2 leave:  spawns a nap job (below) and exits without collecting it
  *   3 wait:   spawns a nap job and waits for it (a test kills the task meanwhile)
  *   4 sliced: expects MOSAIC_ENOTSUP for both calls (run it as a task time-sliced with others)
- *   5 nap:    sleeps the milliseconds and exits with 0
+ *   5 nap:    sleeps the milliseconds and exits with 0 (0xffffff: some 4.7 hours, for ever to a test)
  * Output: "jobspawn: <mode> ok" or "jobspawn: <mode> FAILED (<why>)"; exit 0 or 1.
  */
 #include <stdio.h>
@@ -135,7 +135,10 @@ int mosaic_main(long arg)
 		expect("wait on a shared core", mosaic_job_wait(&r, 0), MOSAIC_ENOTSUP);
 		break;
 	case NAP:
-		return mosaic_sleep_us(ms * 1000) == 0 ? 0 : 1;
+		for (long left = ms; left > 0; left -= 60000) /* one sleep is at most 60 s */
+			if (mosaic_sleep_us((left < 60000 ? left : 60000) * 1000) != 0)
+				return 1;
+		return 0;
 	default:
 		printf("jobspawn: no mode %ld\n", mode);
 		return 1;
