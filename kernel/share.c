@@ -513,7 +513,8 @@ static void slot_main(void *arg)
 	if (killed) { /* killed before its first slice: it never starts */
 		vtime_advance_to(killed);
 		s->task->res = (struct utask_result){.status = -EFAULT, .kill_reason = UTASK_KILL_REQUEST};
-		kprintf("mosaic: core %u: task '%s' killed on request before it started\n", this_cpu(), g->name);
+		kprintf("mosaic: core %u: task '%s' killed on request at %lu us (%s time), before it started\n",
+			this_cpu(), g->name, vtime_now_ns() / 1000, vtime_active ? "virtual" : "serial");
 	} else {
 		utask_run_entry(g->name, 0, g->arg, g->cpu_ms, &s->task->res);
 	}

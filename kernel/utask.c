@@ -179,7 +179,8 @@ static void leave_if_killed(struct utask *t)
 		kprintf("mosaic: core %u: task '%s' killed: CPU-time limit of %lu ms reached\n", this_cpu(), t->name,
 			t->cpu_ms);
 	else
-		kprintf("mosaic: core %u: task '%s' killed on request\n", this_cpu(), t->name);
+		kprintf("mosaic: core %u: task '%s' killed on request at %lu us (%s time)\n", this_cpu(), t->name,
+			vtime_now_ns() / 1000, vtime_active ? "virtual" : "serial");
 	uctx_leave(t->kctx, KILL_MARK);
 }
 

@@ -105,12 +105,15 @@ SHELL_CMD(programs, "programs", "list the user programs built into the kernel")
 	return 0;
 }
 
-/* When the kill was made, on the shell core's clock (each task ends no earlier, docs/microkernel.md). */
-static const char *kill_clock(char *buf)
+/* When the kill was made: the earliest time it was stamped at on the killed cores (the shell core's
+ * clock then; each task ends no earlier, docs/microkernel.md). */
+static const char *kill_clock(char *buf, uint64_t at_ns)
 {
-	snprintf(buf, 40, "%lu us of %s time", vtime_now_ns() / 1000, vtime_active ? "virtual" : "serial");
+	snprintf(buf, 40, "%lu us of %s time", at_ns / 1000, vtime_active ? "virtual" : "serial");
 	return buf;
 }
+
+static uint64_t kill_stamp(unsigned core) { return __atomic_load_n(&harts[core].kill_at, __ATOMIC_ACQUIRE); }
 
 SHELL_CMD(kill, "kill CORE | kill job J",
 	  "kill the user task on CORE (every task time-sliced there), or every task of job J (its id as 'mk' and "
@@ -125,28 +128,33 @@ SHELL_CMD(kill, "kill CORE | kill job J",
 		if (e)
 			kprintf("kill: %s\n", e == -ESRCH ? "no user task runs on that core" : "no such core");
 		else if (sliced)
-			kprintf("kill: the tasks time-sliced on core %lu are being killed (at %s)\n", v, kill_clock(clock));
+			kprintf("kill: the tasks time-sliced on core %lu are being killed (at %s)\n", v,
+				kill_clock(clock, kill_stamp(core)));
 		else
-			kprintf("kill: the task on core %lu is being killed (at %s)\n", v, kill_clock(clock));
+			kprintf("kill: the task on core %lu is being killed (at %s)\n", v,
+				kill_clock(clock, kill_stamp(core)));
 		return e ? 1 : 0;
 	}
 	if (argc != 3 || strcmp(argv[1], "job") != 0 || !parse_u64(argv[2], &v) || v >= MSG_SESSION_JOB)
 		return SHELL_USAGE;
 	uint32_t session = MSG_SESSION_JOB | (uint32_t)v;
 	unsigned n = 0, sliced = 0;
+	uint64_t first = UINT64_MAX;
 	for (unsigned c = 0; c < hart_count; c++) {
 		bool shared = __atomic_load_n(&harts[c].sliced_group, __ATOMIC_ACQUIRE);
 		if (utask_kill(c, session) == 0) {
 			n++;
 			sliced += shared;
+			first = kill_stamp(c) < first ? kill_stamp(c) : first;
 		}
 	}
 	if (!n)
 		kprintf("kill: no such job: no task of job %lu runs (see 'mk' and 'jobs')\n", v);
 	else if (sliced)
-		kprintf("kill: job %lu being killed: its tasks on %u core%s (%u time-sliced) (at %s)\n", v, n,
-			n == 1 ? "" : "s", sliced, kill_clock(clock));
+		kprintf("kill: job %lu being killed (at %s): its tasks on %u core%s, %u time-sliced\n", v,
+			kill_clock(clock, first), n, n == 1 ? "" : "s", sliced);
 	else
-		kprintf("kill: %u task%s of job %lu being killed (at %s)\n", n, n == 1 ? "" : "s", v, kill_clock(clock));
+		kprintf("kill: %u task%s of job %lu being killed (at %s)\n", n, n == 1 ? "" : "s", v,
+			kill_clock(clock, first));
 	return n ? 0 : 1;
 }

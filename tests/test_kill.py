@@ -1,0 +1,157 @@
+"""A kill ends its task from every wait in a kernel call, whatever its peers or children do, on both
+clocks (kernel/utask.c utask_kill, docs/microkernel.md "CPU time and kills"): a task blocked in
+job_wait on a child that never ends, in a receive, a barrier or a probe on a peer that never comes,
+in a send waiting for credits the peer never gives, in a sleep; and the tasks of an oversubscribed
+job, time-sliced in share groups, by `kill CORE` and `kill job J`. Each ends no earlier than the
+kill and, once it waits, within KILL_BOUND_NS of the killer's clock under virtual time. Afterwards
+nothing is left behind and the in-kernel suites pass on the same cores.
+
+The mesh is 6x4 in 3 domains; every job is placed in domain 1 or 2 (`at 1`, `at 2`), so that none
+runs on the shell's core 0 (a task there runs inside the shell's own wait). A job's id is its
+domain's number << 18 plus its number in the domain (`mk` and `jobs` show them)."""
+import json
+import re
+
+import pytest
+
+from test_isolation import mailbox_totals, replies, usage
+
+HARTS, BOOT = 24, "domains=3"
+DOM1, DOM2 = 1 << 18, 2 << 18
+DOM1_PICOS = (2, 3, 9, 14, 15, 20, 21)  # the pico-kernels of domains 1 and 2 on the 6x4 mesh (`mesh`)
+DOM2_PICOS = (4, 5, 11, 16, 17, 22, 23)
+NEVER = 3 | 0xFFFFFF << 8  # jobspawn: spawn a nap of 0xffffff ms (4.7 hours) and wait for it
+# Under virtual time a waiting task ends within this of the killer's clock: the kill is noted to it
+# at that time, and what it does to end (its clean-up, its end's message to its micro-kernel) is
+# some thousands of instructions. The serial clock follows the host, which may be 3x loaded.
+KILL_BOUND_NS = {1: 2_000_000, 0: 2_000_000_000}
+KILLED = re.compile(r"^kill: .*being killed \(at (\d+) us of (virtual|serial) time\)", re.M)
+ENDED = re.compile(r"^mosaic: core (\d+): task '\w+' killed on request at (\d+) us \((virtual|serial) time\)", re.M)
+
+
+def shell(boot, vtime, commands, timeout=300):
+    text = "".join(c + "\r" for c in commands) + "poweroff\r"
+    r = boot(harts=HARTS, batch=False, bootargs=f"{BOOT} vtime={vtime}", timeout=timeout, input_text=text)
+    assert "panic" not in r.output.lower(), r.output[-3000:]
+    assert r.status == 0, f"status {r.status}\n{r.output[-3000:]}"
+    return r.output
+
+
+def reply(out, command, i=0):
+    """What the i-th `command` typed answered (-1: the last)."""
+    return [t for c, t in replies(out) if c == command][i]
+
+
+def running_jobs(mk_text):
+    """The jobs a micro-kernel's `mk` shows running."""
+    return [int(j) for j in re.findall(r"^  job (\d+): running", mk_text, re.M)]
+
+
+def kill_us(out, command):
+    """The killer's clock at the kill `command`, us."""
+    m = KILLED.search(reply(out, command))
+    assert m, (command, reply(out, command))
+    return int(m.group(1))
+
+
+def ends_us(out, core):
+    """When the tasks killed on `core` ended (on its clock, us), in order."""
+    return [int(t) for c, t, _ in ENDED.findall(out) if int(c) == core]
+
+
+def ended_soon(out, core, t_kill, vtime, n=1):
+    """n tasks killed on `core` ended no earlier than the kill at t_kill and within the bound."""
+    soon = [t for t in ends_us(out, core) if t_kill <= t <= t_kill + KILL_BOUND_NS[vtime] // 1000]
+    return len(soon) >= n
+
+
+def records(out):
+    """The job records of the last `jobs json`, by job id."""
+    return {j["job"]: j for j in map(json.loads, re.findall(r"^ALLOCJOB (\{.*\})$", reply(out, "jobs json"), re.M))}
+
+
+@pytest.mark.parametrize("vtime", [1, 0])
+def test_a_kill_ends_every_wait_at_the_killers_clock(boot, vtime):
+    waits = {DOM1 + 3: "hostile 2 at 1 arg 7",  # both ranks receive; nobody sends
+             DOM1 + 4: "hostile 2 at 1 arg 11",  # rank 0 at the job's barrier, rank 1 sleeps
+             DOM2 + 1: "hostile 2 at 2 arg 12",  # rank 0 probes for rank 1's message, rank 1 sleeps
+             DOM2 + 2: "hostile 2 at 2 arg 13",  # rank 0 sends to a rank that never receives: credits
+             DOM2 + 3: "hostile 1 at 2 arg 8"}  # sleeps for ever
+    spawner, child = DOM1 + 1, DOM1 + 2
+    cmds = ["mem", f"submit jobspawn 1 at 1 arg {NEVER}", "sleep 200"]  # it has spawned its child (job 2)
+    cmds += [f"submit {w}" for w in waits.values()]
+    cmds += ["sleep 50", "ktest kcall,utask"]  # refused: the cores are busy
+    cmds += [f"kill job {j}" for j in [spawner, *waits]]
+    cmds += ["sleep 100", "mk 1", "mk 2", "jobs json", f"kill job {child}", "sleep 100", "kill job 77",
+             "mk 1", "mailboxes", "mem", "ktest kcall,utask"]
+    out = shell(boot, vtime, cmds)
+    busy = reply(out, "ktest kcall,utask")
+    assert re.search(r"^ktest: cannot run: busy core\(s\)( \d+)+ \(a user task or job runs there", busy, re.M), busy
+    assert "ktest: 0 passed, 1 failed (none run)" in busy
+    jobs = records(out)
+    for job in [spawner, *waits]:
+        t_kill = kill_us(out, f"kill job {job}")
+        rec = jobs.get(job)
+        assert rec and rec["status"] == 1 and rec["failed_tasks"] == rec["ntasks"], (job, rec, out[-4000:])
+        # every task ended no earlier than the kill, and soon after it: not when the child or the peer moves
+        for core in rec["cores"]:
+            assert ended_soon(out, core, t_kill, vtime), (job, core, t_kill, ends_us(out, core))
+    # the child never ends by itself: it still ran when its spawner had gone, until it was killed too
+    assert running_jobs(reply(out, "mk 1")) == [child], reply(out, "mk 1")
+    assert running_jobs(reply(out, "mk 2")) == [], reply(out, "mk 2")
+    assert re.search(r"^kill: 1 task of job \d+ being killed", reply(out, f"kill job {child}"), re.M)
+    assert len(ENDED.findall(out)) == 11, ENDED.findall(out)  # the ten tasks and the child
+    assert "hostile: mode" not in out and "jobspawn: wait" not in out  # no wait returned
+    assert "kill: no such job: no task of job 77 runs" in reply(out, "kill job 77")
+    assert running_jobs(reply(out, "mk 1", -1)) == [], reply(out, "mk 1", -1)
+    # the cores came back clean
+    assert mailbox_totals(reply(out, "mailboxes")) == (0, 0, 0, 0)
+    before, after = [usage(t) for c, t in replies(out) if c == "mem"]
+    assert after == before, (before, after)
+    assert re.search(r"^ktest: \d+ passed, 0 failed$", out, re.M), out[-3000:]
+
+
+RANK = re.compile(r"^oversub job (\d+): rank (\d+) core (\d+)->(\d+) (exited|killed|not started) (-?\d+) ", re.M)
+
+
+@pytest.mark.parametrize("vtime", [1, 0])
+def test_kills_reach_every_task_of_an_oversubscribed_job(boot, vtime):
+    """Two jobs of 14 tasks on 7 cores each: in domain 1 every rank blocks in a receive (spinning
+    waits, the speed balancer moving tasks), in domain 2 rank 0 waits at the job's barrier while the
+    others sleep (sleeping waits). `kill CORE` kills the tasks time-sliced on one core, those in a
+    message wait switched out included, and the job runs on; `kill job J` then kills all the rest,
+    wherever they wait or have moved, and both jobs end."""
+    core = DOM1_PICOS[2]
+    # a first pair of jobs of the same shape makes the endpoints' mailboxes (kept for the boot): measure after it
+    cmds = ["submit hello 14 at 1 cores 7", "submit hello 14 at 2 cores 7", "jobs wait 60", "sleep 50", "mem",
+            "submit hostile 14 at 1 cores 7 place speed wait spin arg 7",
+            "submit hostile 14 at 2 cores 7 place rr wait sleep arg 11", "sleep 100", f"kill {core}", "sleep 100",
+            "mk 1", f"kill job {DOM1 + 2}", f"kill job {DOM2 + 2}", "sleep 100", "mk 1", "mk 2", "jobs json",
+            "mailboxes", "mem", "ktest kcall,utask"]
+    out = shell(boot, vtime, cmds)
+    assert re.search(rf"^kill: the tasks time-sliced on core {core} are being killed", reply(out, f"kill {core}"), re.M)
+    t_core = kill_us(out, f"kill {core}")
+    assert ended_soon(out, core, t_core, vtime, n=2), (t_core, ends_us(out, core))
+    # the job still runs after the first kill (its other tasks wait on), and ends with the second
+    assert running_jobs(reply(out, "mk 1")) == [DOM1 + 2], reply(out, "mk 1")
+    for job in (DOM1 + 2, DOM2 + 2):
+        assert re.search(rf"^kill: job {job} being killed \(at \d+ us of \w+ time\): its tasks on 7 cores, 7 time-sliced$",
+                         reply(out, f"kill job {job}"), re.M), reply(out, f"kill job {job}")
+    assert running_jobs(reply(out, "mk 1", -1)) == [] and running_jobs(reply(out, "mk 2")) == [], out[-3000:]
+    ranks = RANK.findall(out)
+    for job in (DOM1 + 2, DOM2 + 2):
+        mine = [r for r in ranks if int(r[0]) == job]
+        assert sorted(int(r[1]) for r in mine) == list(range(14)), (job, mine)
+        assert all(r[4] == "killed" and r[5] == "-14" for r in mine), mine
+    jobs = records(out)
+    for job, picos in ((DOM1 + 2, DOM1_PICOS), (DOM2 + 2, DOM2_PICOS)):
+        t_kill = kill_us(out, f"kill job {job}")
+        assert jobs[job]["failed_tasks"] == 14, jobs[job]
+        # every task of the job's kill ended within the bound, wherever it waited or had moved to
+        late = [(c, t) for c in picos for t in ends_us(out, c) if t > t_kill + KILL_BOUND_NS[vtime] // 1000]
+        assert not late, (job, t_kill, late)
+    assert len(ENDED.findall(out)) == 28, ENDED.findall(out)  # each task once
+    assert mailbox_totals(reply(out, "mailboxes")) == (0, 0, 0, 0)
+    before, after = [usage(t) for c, t in replies(out) if c == "mem"]
+    assert after == before, (before, after)
+    assert re.search(r"^ktest: \d+ passed, 0 failed$", out, re.M), out[-3000:]
