@@ -18,6 +18,8 @@
  *  11  rank 0 waits at the job's barrier
  *  12  rank 0 waits in a blocking probe for a message from rank 1
  *  13  rank 0 sends 64 KiB messages to rank 1 for ever: it soon waits for credits
+ * and alone again:
+ *  14  as 9, with a member that sleeps for ever
  * Exit 0 means every check held; the ones that never end are for the killer.
  */
 #include <stdio.h>
@@ -42,14 +44,21 @@ static int spin_member(long arg)
 	return 0;
 }
 
-/* Invades one core of the domain and starts a member there that spins: 1 if it worked. */
-static int spinning_team(uint16_t got[2])
+static int sleep_member(long arg)
+{
+	for (;; arg++)
+		mosaic_sleep_us(1000000);
+	return 0;
+}
+
+/* Invades one core of the domain and starts a member there that spins (or sleeps): 1 if it worked. */
+static int spinning_team(uint16_t got[2], int (*member)(long))
 {
 	if (mosaic_invade(1, MOSAIC_INVADE_DOMAIN, got, 2) != 1) {
 		printf("hostile: invade failed\n");
 		return 0;
 	}
-	struct mosaic_member team[1] = {{spin_member, 0}};
+	struct mosaic_member team[1] = {{member, 0}};
 	if (mosaic_infect(team, 1) < 0) {
 		printf("hostile: infect failed\n");
 		return 0;
@@ -158,10 +167,11 @@ int mosaic_main(long arg)
 	case 8:
 		for (;;)
 			mosaic_sleep_us(1000);
-	case 9: {
+	case 9:
+	case 14: {
 		uint16_t got[2];
 		struct mosaic_member_result res[1];
-		if (!spinning_team(got))
+		if (!spinning_team(got, mode == 9 ? spin_member : sleep_member))
 			return 1;
 		mosaic_team_wait(res, 1);
 		printf("hostile: team_wait returned\n");
@@ -170,7 +180,7 @@ int mosaic_main(long arg)
 	case 10: {
 		uint16_t got[2];
 		struct mosaic_member_result res[1];
-		if (!spinning_team(got))
+		if (!spinning_team(got, spin_member))
 			return 1;
 		mosaic_sleep_us(2000); /* let the member start */
 		long k = mosaic_kill(got[0]);
