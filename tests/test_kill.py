@@ -127,12 +127,13 @@ def test_kills_reach_every_task_of_an_oversubscribed_job(boot, vtime):
     message wait switched out included, and the job runs on; `kill job J` then kills all the rest,
     wherever they wait or have moved, and both jobs end."""
     core = DOM1_PICOS[2]
-    # a first pair of jobs of the same shape makes the endpoints' mailboxes (kept for the boot): measure after it
-    cmds = ["submit hello 14 at 1 cores 7", "submit hello 14 at 2 cores 7", "jobs wait 60", "sleep 50", "mem",
-            "submit hostile 14 at 1 cores 7 place speed wait spin arg 7",
-            "submit hostile 14 at 2 cores 7 place rr wait sleep arg 11", "sleep 100", f"kill {core}", "sleep 100",
-            "mk 1", f"kill job {DOM1 + 2}", f"kill job {DOM2 + 2}", "jobs wait 30", "mk 1", "mk 2", "jobs json",
-            "mailboxes", "mem", "ktest kcall,utask"]
+    # a first pair of jobs of the same shape at once (each task naps 100 ms) makes the endpoints' mailboxes
+    # (kept for the boot): measure after it
+    cmds = [f"submit jobspawn 14 at {d} cores 7 arg {5 | 100 << 8}" for d in (1, 2)]
+    cmds += ["jobs wait 60", "sleep 50", "mem", "submit hostile 14 at 1 cores 7 place speed wait spin arg 7",
+             "submit hostile 14 at 2 cores 7 place rr wait sleep arg 11", "sleep 100", f"kill {core}", "sleep 100",
+             "mk 1", f"kill job {DOM1 + 2}", f"kill job {DOM2 + 2}", "jobs wait 30", "mk 1", "mk 2", "jobs json",
+             "mailboxes", "mem", "ktest kcall,utask"]
     out = shell(boot, vtime, cmds)
     assert re.search(rf"^kill: the tasks time-sliced on core {core} are being killed", reply(out, f"kill {core}"), re.M)
     t_core = kill_us(out, f"kill {core}")
