@@ -2,10 +2,10 @@
 clocks (kernel/utask.c utask_kill, docs/microkernel.md "CPU time and kills"): a task blocked in
 job_wait on a child that never ends, in a receive, a barrier or a probe on a peer that never comes,
 in a send waiting for credits the peer never gives, in a sleep, in team_wait on a member that never
-ends (the member dies with its owner); and the tasks of an oversubscribed
-job, time-sliced in share groups, by `kill CORE` and `kill job J`. Each ends no earlier than the
-kill and, once it waits, within KILL_BOUND_NS of the killer's clock under virtual time. Afterwards
-nothing is left behind and the in-kernel suites pass on the same cores.
+ends (the member dies with its owner); and the tasks of an oversubscribed job, time-sliced in share
+groups, by `kill CORE` and `kill job J`. Each ends no earlier than the kill and within
+KILL_BOUND_NS of the killer's clock (the kernel prints both times). Afterwards nothing is left
+behind and the in-kernel suites pass on the same cores; while the jobs run, `ktest` refuses.
 
 The mesh is 6x4 in 3 domains; every job is placed in domain 1 or 2 (`at 1`, `at 2`), so that none
 runs on the shell's core 0 (a task there runs inside the shell's own wait). A job's id is its
@@ -23,8 +23,8 @@ DOM1_PICOS = (2, 3, 9, 14, 15, 20, 21)  # the pico-kernels of domains 1 and 2 on
 DOM2_PICOS = (4, 5, 11, 16, 17, 22, 23)
 NEVER = 3 | 0xFFFFFF << 8  # jobspawn: spawn a nap of 0xffffff ms (4.7 hours) and wait for it
 # Under virtual time a waiting task ends within this of the killer's clock: the kill is noted to it
-# at that time, and what it does to end (its clean-up, its end's message to its micro-kernel) is
-# some thousands of instructions. The serial clock follows the host, which may be 3x loaded.
+# at that time, and its clean-up is some thousands of instructions (about 10 us measured). The
+# serial clock follows the host, which may be 3x loaded.
 KILL_BOUND_NS = {1: 2_000_000, 0: 2_000_000_000}
 KILLED = re.compile(r"^kill: .*being killed \(at (\d+) us of (virtual|serial) time\)", re.M)
 ENDED = re.compile(r"^mosaic: core (\d+): task '\w+' killed on request at (\d+) us \((virtual|serial) time\)", re.M)
@@ -141,8 +141,9 @@ def test_kills_reach_every_task_of_an_oversubscribed_job(boot, vtime):
     # the job still runs after the first kill (its other tasks wait on), and ends with the second
     assert running_jobs(reply(out, "mk 1")) == [DOM1 + 2], reply(out, "mk 1")
     for job in (DOM1 + 2, DOM2 + 2):
-        assert re.search(rf"^kill: job {job} being killed \(at \d+ us of \w+ time\): its tasks on 7 cores, 7 time-sliced$",
-                         reply(out, f"kill job {job}"), re.M), reply(out, f"kill job {job}")
+        said = reply(out, f"kill job {job}")
+        assert re.search(rf"^kill: job {job} being killed \(at \d+ us of \w+ time\): "
+                         r"its tasks on 7 cores, 7 time-sliced$", said, re.M), said
     assert running_jobs(reply(out, "mk 1", -1)) == [] and running_jobs(reply(out, "mk 2")) == [], out[-3000:]
     ranks = RANK.findall(out)
     for job in (DOM1 + 2, DOM2 + 2):
