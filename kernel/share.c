@@ -123,6 +123,18 @@ static void take_kills(struct share_core *sc)
 		kill_on_hart(g, s);
 }
 
+/* At the running task s's edges (its kernel call's message wait, the way back to U-mode): true
+ * if it is to be killed, its kill then on the hart (it may have been marked by another core of
+ * a killed job's group while this core had no request of its own). */
+static bool running_killed(struct share_core *sc, struct slot *s)
+{
+	take_kills(sc);
+	if (!kill_time(sc->g, s))
+		return false;
+	kill_on_hart(sc->g, s);
+	return true;
+}
+
 /* The calls a task of a job's part makes as it would on a core of its own: its messages
  * speak as its own endpoint, its job calls read its own job context. */
 static bool job_call_allowed(uint64_t nr)
@@ -210,8 +222,7 @@ bool share_msg_wait(uint32_t seen, bool movable)
 	if (!s || !s->ep)
 		return false; /* a core of its own: the caller waits as always */
 	struct share_core *sc = mine();
-	take_kills(sc);
-	if (kill_time(sc->g, s))
+	if (running_killed(sc, s))
 		return true; /* its wait looks again and ends: it is killed */
 	bool others = others_can_run(sc, s), news = share_has_news(sc);
 	if (!others && !news)
@@ -345,8 +356,7 @@ void share_tick(struct trap_frame *f)
 	if (!s)
 		return;
 	s->frame = f;
-	take_kills(sc);
-	if (kill_time(sc->g, s))
+	if (running_killed(sc, s))
 		return; /* it leaves at this edge (kernel/utask.c looks again) */
 	if (!s->yield_now && !s->asleep && vtime_now_ns() < sc->slice_end) {
 		arm_check(sc); /* a wait in a kernel call may have re-armed the timer */

@@ -27,7 +27,8 @@ NEVER = 3 | 0xFFFFFF << 8  # jobspawn: spawn a nap of 0xffffff ms (4.7 hours) an
 # serial clock follows the host, which may be 3x loaded.
 KILL_BOUND_NS = {1: 2_000_000, 0: 2_000_000_000}
 KILLED = re.compile(r"^kill: .*being killed \(at (\d+) us of (virtual|serial) time\)", re.M)
-ENDED = re.compile(r"^mosaic: core (\d+): task '\w+' killed on request at (\d+) us \((virtual|serial) time\)", re.M)
+# (not anchored: such a line may follow the prompt of a command still being typed)
+ENDED = re.compile(r"mosaic: core (\d+): task '\w+' killed on request at (\d+) us \((virtual|serial) time\)")
 
 
 def shell(boot, vtime, commands, timeout=300):
