@@ -110,11 +110,14 @@ static bool machine_idle(void)
 {
 	if (core_wait_until(others_idle, 0, timer_now() + timer_us_to_ticks(KTEST_IDLE_WAIT_MS * 1000)))
 		return true;
-	kprintf("ktest: cannot run: busy core(s)");
+	char busy[MOSAIC_MAX_HARTS * 4 + 1];
+	size_t len = 0;
 	for (unsigned c = 0; c < hart_count; c++)
 		if (c != this_cpu() && __atomic_load_n(&harts[c].state, __ATOMIC_ACQUIRE) == HART_BUSY)
-			kprintf(" %u", c);
-	kprintf(" (a user task or job runs there: see 'tasks' and 'mk', end it with 'kill' or wait for it)\n");
+			len += (size_t)snprintf(busy + len, sizeof busy - len, " %u", c);
+	busy[len] = 0;
+	kprintf("ktest: cannot run: busy core(s)%s (a user task or job runs there: see 'tasks' and 'mk', end it "
+		"with 'kill' or wait for it)\n", busy); /* one line, whole, whatever else prints */
 	return false;
 }
 
