@@ -173,7 +173,8 @@ static void leave_if_killed(struct utask *t)
 {
 	if (!hart_kill_pending())
 		return;
-	vtime_advance_to(__atomic_load_n(&this_hart()->kill_at, __ATOMIC_ACQUIRE));
+	if (!t->over_limit)
+		vtime_advance_to(__atomic_load_n(&this_hart()->kill_at, __ATOMIC_ACQUIRE));
 	t->res->kill_reason = t->over_limit ? UTASK_KILL_CPU_LIMIT : UTASK_KILL_REQUEST;
 	if (t->over_limit)
 		kprintf("mosaic: core %u: task '%s' killed: CPU-time limit of %lu ms reached\n", this_cpu(), t->name,
@@ -192,7 +193,9 @@ static void leave_if_killed(struct utask *t)
  * emulator happened to run it). The IPI wakes the target from any wait; a task time-sliced here
  * that does not run is marked by the core itself (share_kill_request).
  */
-int utask_kill(unsigned core, uint32_t session)
+int utask_kill(unsigned core, uint32_t session) { return utask_kill_at(core, session, 0); }
+
+int utask_kill_at(unsigned core, uint32_t session, uint64_t *at)
 {
 	if (core >= hart_count)
 		return -ENXIO;
@@ -206,6 +209,8 @@ int utask_kill(unsigned core, uint32_t session)
 		return -ESRCH;
 	uint64_t now = vtime_stamp(); /* holds this core's bound at now until the target is noted */
 	atomic_max_u64(&h->kill_at, now);
+	if (at)
+		*at = now;
 	if (sliced)
 		share_kill_request(core, group, session != 0);
 	/* the serial names this task only: if it ends meanwhile, no later task is hit */
@@ -246,7 +251,11 @@ static void task_run(struct utask *t, struct trap_frame *frame, struct utask_res
 	else
 		msg_session_begin(msg_session()); /* drops what other sessions left here */
 	me->utask = t;
-	__atomic_store_n(&me->task_serial, __atomic_add_fetch(&last_serial, 1, __ATOMIC_RELAXED), __ATOMIC_RELEASE);
+	/* an earlier kill's time is not this task's: gone before a killer can read the new serial (on a
+	 * time-sliced core the core's other tasks may still have a kill of that time to take) */
+	if (!share_active())
+		__atomic_store_n(&me->kill_at, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&me->task_serial, __atomic_add_fetch(&last_serial, 1, __ATOMIC_RELAXED), __ATOMIC_SEQ_CST);
 	if (t->cpu_ms)
 		timer_set_limit(timer_now() + timer_us_to_ticks(t->cpu_ms * 1000), cpu_limit_passed);
 	as_activate(&t->as);

@@ -67,6 +67,8 @@ int utask_ilet_stacks(unsigned n);
  * kernel call of it ends, at the killer's clock or later (a hand-over, docs/microkernel.md).
  * -ESRCH if no such task runs there, -ENXIO for no such core. */
 int utask_kill(unsigned core, uint32_t session);
+/* The same; *at (if not NULL) gets the kill's time on this core's clock (ns) when it was made. */
+int utask_kill_at(unsigned core, uint32_t session, uint64_t *at);
 
 /* Runs it on a pico-kernel core (the caller's own, or another through hart_call).
  * -EPERM on a micro-kernel, -ENXIO for no such core, -EBUSY if the core is busy. */

@@ -105,15 +105,13 @@ SHELL_CMD(programs, "programs", "list the user programs built into the kernel")
 	return 0;
 }
 
-/* When the kill was made: the earliest time it was stamped at on the killed cores (the shell core's
- * clock then; each task ends no earlier, docs/microkernel.md). */
+/* When the kill was made: the shell core's clock at its first kill (each task ends no earlier,
+ * docs/microkernel.md). */
 static const char *kill_clock(char *buf, uint64_t at_ns)
 {
 	snprintf(buf, 40, "%lu us of %s time", at_ns / 1000, vtime_active ? "virtual" : "serial");
 	return buf;
 }
-
-static uint64_t kill_stamp(unsigned core) { return __atomic_load_n(&harts[core].kill_at, __ATOMIC_ACQUIRE); }
 
 SHELL_CMD(kill, "kill CORE | kill job J",
 	  "kill the user task on CORE (every task time-sliced there), or every task of job J (its id as 'mk' and "
@@ -124,15 +122,14 @@ SHELL_CMD(kill, "kill CORE | kill job J",
 	if (argc == 2 && parse_u64(argv[1], &v)) {
 		unsigned core = v < hart_count ? (unsigned)v : hart_count;
 		bool sliced = core < hart_count && __atomic_load_n(&harts[core].sliced_group, __ATOMIC_ACQUIRE);
-		int e = utask_kill(core, 0);
+		uint64_t at = 0;
+		int e = utask_kill_at(core, 0, &at);
 		if (e)
 			kprintf("kill: %s\n", e == -ESRCH ? "no user task runs on that core" : "no such core");
 		else if (sliced)
-			kprintf("kill: the tasks time-sliced on core %lu are being killed (at %s)\n", v,
-				kill_clock(clock, kill_stamp(core)));
+			kprintf("kill: the tasks time-sliced on core %lu are being killed (at %s)\n", v, kill_clock(clock, at));
 		else
-			kprintf("kill: the task on core %lu is being killed (at %s)\n", v,
-				kill_clock(clock, kill_stamp(core)));
+			kprintf("kill: the task on core %lu is being killed (at %s)\n", v, kill_clock(clock, at));
 		return e ? 1 : 0;
 	}
 	if (argc != 3 || strcmp(argv[1], "job") != 0 || !parse_u64(argv[2], &v) || v >= MSG_SESSION_JOB)
@@ -142,10 +139,11 @@ SHELL_CMD(kill, "kill CORE | kill job J",
 	uint64_t first = UINT64_MAX;
 	for (unsigned c = 0; c < hart_count; c++) {
 		bool shared = __atomic_load_n(&harts[c].sliced_group, __ATOMIC_ACQUIRE);
-		if (utask_kill(c, session) == 0) {
+		uint64_t at;
+		if (utask_kill_at(c, session, &at) == 0) {
 			n++;
 			sliced += shared;
-			first = kill_stamp(c) < first ? kill_stamp(c) : first;
+			first = at < first ? at : first;
 		}
 	}
 	if (!n)
