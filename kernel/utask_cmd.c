@@ -127,7 +127,8 @@ SHELL_CMD(kill, "kill CORE | kill job J",
 		if (e)
 			kprintf("kill: %s\n", e == -ESRCH ? "no user task runs on that core" : "no such core");
 		else if (sliced)
-			kprintf("kill: the tasks time-sliced on core %lu are being killed (at %s)\n", v, kill_clock(clock, at));
+			kprintf("kill: the tasks time-sliced on core %lu are being killed (at %s)\n", v,
+				kill_clock(clock, at));
 		else
 			kprintf("kill: the task on core %lu is being killed (at %s)\n", v, kill_clock(clock, at));
 		return e ? 1 : 0;
