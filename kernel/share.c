@@ -251,7 +251,8 @@ bool share_msg_others(void)
 bool share_msg_news_slice(void)
 {
 	struct share_core *sc = mine();
-	return sc && sc->cur >= 0 && (share_has_news(sc) || __atomic_load_n(&this_hart()->kill_sliced, __ATOMIC_ACQUIRE));
+	return sc && sc->cur >= 0 &&
+	       (share_has_news(sc) || __atomic_load_n(&this_hart()->kill_sliced, __ATOMIC_ACQUIRE)); /* a kill too */
 }
 
 void share_msg_blocked_slice(uint64_t since_ns)
