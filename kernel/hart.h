@@ -59,6 +59,10 @@ struct hart {
 	volatile uint64_t ping_request[MOSAIC_MAX_HARTS / 64];
 	volatile uint32_t pongs;
 	volatile uint64_t kill_task;    /* the serial of the task here that is to be killed (0: none) */
+	volatile uint64_t kill_at;      /* the latest kill's time on its killer's clock, ns (atomic max) */
+	volatile uint64_t kill_sliced;  /* a kill of this core's time-sliced tasks (share_kill_request), 0: none */
+	volatile uint32_t sliced_group; /* the share group this core time-slices (its serial), 0: none; */
+	volatile uint32_t sliced_session; /* ... and that group's session (both written by this core) */
 
 	/* private statistics, read by the shell and GDB */
 	uint64_t online_time;   /* `time` when the hart checked in */

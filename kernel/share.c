@@ -66,6 +66,75 @@ static struct slot *running(void)
 
 bool share_active(void) { return running() != 0; }
 
+/* ---- kills ---- */
+
+void share_kill_request(unsigned core, uint32_t group, bool job)
+{
+	volatile uint64_t *req = &harts[core].kill_sliced;
+	uint64_t want = (uint64_t)group << 1 | job, old = __atomic_load_n(req, __ATOMIC_SEQ_CST);
+	/* one of the same group still pending keeps its job bit; one of an earlier group is stale */
+	while (!__atomic_compare_exchange_n(req, &old, old >> 1 == group ? old | want : want, false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST))
+		;
+}
+
+/* The time of s's kill, 0 if it is not to be killed. */
+static uint64_t kill_time(const struct share_group *g, const struct slot *s)
+{
+	uint64_t group = __atomic_load_n(&g->kill_at, __ATOMIC_ACQUIRE);
+	return s->kill_at > group ? s->kill_at : group;
+}
+
+/* s (switched in on this core, or running) is to be killed: its kill on the hart, so that its
+ * kernel call's wait ends and it leaves at its next edge (kernel/utask.c). */
+static void kill_on_hart(const struct share_group *g, const struct slot *s)
+{
+	struct hart *me = this_hart();
+	uint64_t at = kill_time(g, s);
+	if (!at || !me->task_serial)
+		return;
+	atomic_max_u64(&me->kill_at, at);
+	__atomic_store_n(&me->kill_task, me->task_serial, __ATOMIC_SEQ_CST);
+}
+
+/* Takes the kill request posted to this core (share_kill_request): marks the tasks it holds,
+ * and for a job's kill the whole group (a task on its way between two cores is held by
+ * neither). The running task, if any, gets its kill on the hart too. Only this core touches
+ * its table, so only it marks. */
+static void take_kills(struct share_core *sc)
+{
+	struct hart *me = this_hart();
+	struct share_group *g = sc->g;
+	if (!__atomic_load_n(&me->kill_sliced, __ATOMIC_SEQ_CST))
+		return;
+	uint64_t want = __atomic_exchange_n(&me->kill_sliced, 0, __ATOMIC_SEQ_CST);
+	if (!want || want >> 1 != g->serial)
+		return; /* for a group that ended here */
+	uint64_t at = __atomic_load_n(&me->kill_at, __ATOMIC_SEQ_CST);
+	if (!at)
+		at = 1; /* (0 says "not killed"; a kill at clock 0 is a kill at once) */
+	if (want & 1)
+		atomic_max_u64(&g->kill_at, at);
+	for (unsigned i = 0; i < sc->n; i++)
+		if (!sc->slots[i]->done && sc->slots[i]->kill_at < at)
+			sc->slots[i]->kill_at = at;
+	struct slot *s = running();
+	if (s)
+		kill_on_hart(g, s);
+}
+
+/* At the running task s's edges (its kernel call's message wait, the way back to U-mode): true
+ * if it is to be killed, its kill then on the hart (it may have been marked by another core of
+ * a killed job's group while this core had no request of its own). */
+static bool running_killed(struct share_core *sc, struct slot *s)
+{
+	take_kills(sc);
+	if (!kill_time(sc->g, s))
+		return false;
+	kill_on_hart(sc->g, s);
+	return true;
+}
+
 /* The calls a task of a job's part makes as it would on a core of its own: its messages
  * speak as its own endpoint, its job calls read its own job context. */
 static bool job_call_allowed(uint64_t nr)
@@ -153,6 +222,8 @@ bool share_msg_wait(uint32_t seen, bool movable)
 	if (!s || !s->ep)
 		return false; /* a core of its own: the caller waits as always */
 	struct share_core *sc = mine();
+	if (running_killed(sc, s))
+		return true; /* its wait looks again and ends: it is killed */
 	bool others = others_can_run(sc, s), news = share_has_news(sc);
 	if (!others && !news)
 		return false; /* every task here waits: wait as a lone waiter does */
@@ -180,7 +251,8 @@ bool share_msg_others(void)
 bool share_msg_news_slice(void)
 {
 	struct share_core *sc = mine();
-	return sc && sc->cur >= 0 && share_has_news(sc);
+	return sc && sc->cur >= 0 &&
+	       (share_has_news(sc) || __atomic_load_n(&this_hart()->kill_sliced, __ATOMIC_ACQUIRE)); /* a kill too */
 }
 
 void share_msg_blocked_slice(uint64_t since_ns)
@@ -227,6 +299,7 @@ static void state_load(struct slot *s)
 	}
 	if (s->frame)
 		*(uint64_t *)((uint8_t *)s->frame + sizeof(struct trap_frame)) = (uint64_t)me;
+	kill_on_hart(mine()->g, s); /* killed while switched out: it leaves as soon as it runs */
 }
 
 /* No task on the hart: the host context's stack, no page table, no watchdog. */
@@ -284,6 +357,8 @@ void share_tick(struct trap_frame *f)
 	if (!s)
 		return;
 	s->frame = f;
+	if (running_killed(sc, s))
+		return; /* it leaves at this edge (kernel/utask.c looks again) */
 	if (!s->yield_now && !s->asleep && vtime_now_ns() < sc->slice_end) {
 		arm_check(sc); /* a wait in a kernel call may have re-armed the timer */
 		return;
@@ -445,7 +520,15 @@ static void slot_main(void *arg)
 	struct slot *s = arg;
 	struct share_group *g = mine()->g;
 	irq_enable();
-	utask_run_entry(g->name, 0, g->arg, g->cpu_ms, &s->task->res);
+	uint64_t killed = kill_time(g, s);
+	if (killed) { /* killed before its first slice: it never starts */
+		vtime_advance_to(killed);
+		s->task->res = (struct utask_result){.status = -EFAULT, .kill_reason = UTASK_KILL_REQUEST};
+		kprintf("mosaic: core %u: task '%s' killed on request at %lu us (%s time), before it started\n",
+			this_cpu(), g->name, vtime_now_ns() / 1000, vtime_active ? "virtual" : "serial");
+	} else {
+		utask_run_entry(g->name, 0, g->arg, g->cpu_ms, &s->task->res);
+	}
 	irq_disable();
 	struct share_core *sc = mine();
 	uint64_t now = vtime_now_ns();
@@ -485,9 +568,14 @@ static int pick(struct share_core *sc)
 {
 	int fallback = -1;
 	uint32_t ev = core_events();
+	take_kills(sc);
 	for (unsigned k = 1; k <= sc->n; k++) {
 		unsigned i = (sc->last + k) % sc->n;
 		struct slot *s = sc->slots[i];
+		if (kill_time(sc->g, s)) {
+			s->asleep = s->msg_asleep = false;
+			return (int)i; /* killed: it runs to its end at once, wherever it waits */
+		}
 		if (s->asleep && barrier_open(sc->g, s))
 			s->asleep = false;
 		if (s->asleep)
@@ -596,6 +684,9 @@ static void core_main(void *arg)
 	sc->host_stack_top = h->kstack_top;
 	sc->cur = -1;
 	share_cores[this_cpu()] = sc;
+	/* published for utask_kill, which posts kills of the group's tasks here from now on */
+	__atomic_store_n(&h->sliced_session, g->session, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&h->sliced_group, g->serial, __ATOMIC_SEQ_CST);
 	share_balance_drain(); /* an earlier group's records that came after it ended here */
 	irq_enable();
 	if (g->eps)
@@ -613,6 +704,8 @@ static void core_main(void *arg)
 			wait_for(sc, can_run); /* every task here sleeps at the barrier, or none is left */
 	}
 	share_cores[this_cpu()] = 0;
+	__atomic_store_n(&h->sliced_group, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&h->kill_sliced, 0, __ATOMIC_SEQ_CST); /* every task here has ended */
 	share_balance_drain();
 	vtime_advance_to(__atomic_load_n(&g->over_ns, __ATOMIC_ACQUIRE)); /* it learns of the end no earlier */
 	if (g->core_end)
@@ -698,6 +791,7 @@ static int prepare(struct share_group *g, bool busy_ok)
 	g->balance_sent = g->balance_dropped = 0;
 	g->arrived = g->gen = g->ended = g->migrations = g->moves_in_wait = g->barriers = 0;
 	g->over_ns = 0;
+	g->kill_at = 0;
 	g->arrive_max = g->release_ns = 0;
 	g->expected = g->ntasks;
 	g->started = g->start_ns = 0;

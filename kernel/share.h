@@ -92,6 +92,7 @@ struct share_group {
 	struct share_core *state; /* one per core, in the order of cores[] */
 	uint32_t ended; /* tasks that ended (atomic) */
 	uint64_t over_ns; /* the latest clock of a task's end (atomic max, before `ended` counts it) */
+	uint64_t kill_at; /* the whole group (its job) is killed: the kill's time (atomic max); 0: not */
 	bool called[SHARE_CORES_MAX]; /* cores whose part has been started */
 };
 
@@ -123,6 +124,15 @@ unsigned share_idle_picos(uint16_t *cores, unsigned n);
 /* Drops the share balancer's messages that reached this core after its group ended here
  * (the idle loop asks; a few loads when there are none). */
 void share_idle_purge(void);
+
+/* A kill of the tasks that core `core` time-slices for group `group` (its serial, as
+ * harts[].sliced_group shows it), from utask_kill with the kill's time already in
+ * harts[core].kill_at: the core marks every such task it holds when its scheduler next runs
+ * (at once if none runs, else at the running one's next kernel entry or interrupt); with `job`,
+ * every task of the group on every core of it. A task marked dies as soon as it runs: one
+ * asleep at the barrier or switched out in a message wait is run next, one never started ends
+ * without starting. */
+void share_kill_request(unsigned core, uint32_t group, bool job);
 
 /* True while the calling core time-slices tasks and one of them is running. */
 bool share_active(void);

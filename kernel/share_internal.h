@@ -26,6 +26,7 @@ struct slot {
 	struct trap_frame *frame; /* its trap frame, at the edge where it gave the core back */
 	uint64_t t_in, t_first;   /* core clock: switched in, first switched in */
 	bool started, done;
+	uint64_t kill_at; /* killed (utask_kill): the kill's time on its killer's clock; 0: not killed */
 	/* the barrier */
 	bool in_barrier, yield_now, asleep;
 	uint32_t bgen;

@@ -16,6 +16,8 @@
 #include "kernel/bootargs.h"
 #include "kernel/share.h"
 #include "kernel/alloc/user_job.h"
+#include "kernel/vtime.h"
+#include "lib/atomic.h"
 
 uint64_t utask_cpu_ms = UTASK_CPU_MS_DEFAULT;
 BOOTARG_U64("task_cpu_ms", utask_cpu_ms, 0, 86400000,
@@ -165,30 +167,58 @@ static void cpu_limit_passed(void)
 	__atomic_store_n(&me->kill_task, me->task_serial, __ATOMIC_RELEASE);
 }
 
-/* Ends the task from a trap if it is to be killed: the one-line report, then out. */
+/* Ends the task from a trap if it is to be killed: the one-line report, then out. A kill is a
+ * hand-over from its killer (utask_kill): the task ends no earlier than the killer's clock at
+ * the kill, as a message's receiver takes it no earlier than its sending. */
 static void leave_if_killed(struct utask *t)
 {
 	if (!hart_kill_pending())
 		return;
+	if (!t->over_limit)
+		vtime_advance_to(__atomic_load_n(&this_hart()->kill_at, __ATOMIC_ACQUIRE));
 	t->res->kill_reason = t->over_limit ? UTASK_KILL_CPU_LIMIT : UTASK_KILL_REQUEST;
 	if (t->over_limit)
 		kprintf("mosaic: core %u: task '%s' killed: CPU-time limit of %lu ms reached\n", this_cpu(), t->name,
 			t->cpu_ms);
 	else
-		kprintf("mosaic: core %u: task '%s' killed on request\n", this_cpu(), t->name);
+		kprintf("mosaic: core %u: task '%s' killed on request at %lu us (%s time)\n", this_cpu(), t->name,
+			vtime_now_ns() / 1000, vtime_active ? "virtual" : "serial");
 	uctx_leave(t->kctx, KILL_MARK);
 }
 
-int utask_kill(unsigned core, uint32_t session)
+/*
+ * The kill is a hand-over on the cores' clocks: stamped at the killer's clock and noted to the
+ * target like a message arriving then, so that no core's clock can pass it before the target has
+ * taken it (under vtime=1 a target waiting for nothing of its own, a child job's end say, was
+ * published as waiting for nothing, and the machine ran on for seconds past the kill before the
+ * emulator happened to run it). The IPI wakes the target from any wait; a task time-sliced here
+ * that does not run is marked by the core itself (share_kill_request).
+ */
+int utask_kill(unsigned core, uint32_t session) { return utask_kill_at(core, session, 0); }
+
+int utask_kill_at(unsigned core, uint32_t session, uint64_t *at)
 {
 	if (core >= hart_count)
 		return -ENXIO;
 	struct hart *h = &harts[core];
-	uint64_t serial = __atomic_load_n(&h->task_serial, __ATOMIC_ACQUIRE);
-	if (!serial || (session && utask_session_on(core) != session))
+	uint64_t serial = __atomic_load_n(&h->task_serial, __ATOMIC_SEQ_CST);
+	uint32_t group = __atomic_load_n(&h->sliced_group, __ATOMIC_SEQ_CST);
+	bool sliced = group && (!session || __atomic_load_n(&h->sliced_session, __ATOMIC_ACQUIRE) == session);
+	/* a time-sliced core's running task is one of its group's: the core's own session says nothing */
+	bool running = serial && (!session || (group ? sliced : utask_session_on(core) == session));
+	if (!running && !sliced)
 		return -ESRCH;
+	uint64_t now = vtime_stamp(); /* holds this core's bound at now until the target is noted */
+	atomic_max_u64(&h->kill_at, now);
+	if (at)
+		*at = now;
+	if (sliced)
+		share_kill_request(core, group, session != 0);
 	/* the serial names this task only: if it ends meanwhile, no later task is hit */
-	__atomic_store_n(&h->kill_task, serial, __ATOMIC_RELEASE);
+	if (running)
+		__atomic_store_n(&h->kill_task, serial, __ATOMIC_SEQ_CST);
+	vtime_note_event(core, now);
+	vtime_stamp_done();
 	ipi_send(core, IPI_WAKE);
 	return 0;
 }
@@ -222,7 +252,11 @@ static void task_run(struct utask *t, struct trap_frame *frame, struct utask_res
 	else
 		msg_session_begin(msg_session()); /* drops what other sessions left here */
 	me->utask = t;
-	__atomic_store_n(&me->task_serial, __atomic_add_fetch(&last_serial, 1, __ATOMIC_RELAXED), __ATOMIC_RELEASE);
+	/* an earlier kill's time is not this task's: gone before a killer can read the new serial (on a
+	 * time-sliced core the core's other tasks may still have a kill of that time to take) */
+	if (!share_active())
+		__atomic_store_n(&me->kill_at, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&me->task_serial, __atomic_add_fetch(&last_serial, 1, __ATOMIC_RELAXED), __ATOMIC_SEQ_CST);
 	if (t->cpu_ms)
 		timer_set_limit(timer_now() + timer_us_to_ticks(t->cpu_ms * 1000), cpu_limit_passed);
 	as_activate(&t->as);
@@ -384,6 +418,7 @@ void utask_trap(struct trap_frame *f)
 		if (shared) {
 			share_note_kcall(t0);
 			share_tick(f);
+			leave_if_killed(t); /* killed while another task of the core ran */
 		}
 		return;
 	}
@@ -403,4 +438,6 @@ void utask_interrupted(struct trap_frame *f)
 	if (t)
 		leave_if_killed(t);
 	share_tick(f); /* a time-sliced core: the next task when the slice is over */
+	if (t)
+		leave_if_killed(t); /* killed while another task of the core ran */
 }

@@ -62,10 +62,14 @@ void utask_run_ilet(const char *name, uint64_t root_pa, unsigned slot, uint64_t 
  * (they stay until the task ends): 0, -EINVAL for too many or an i-let caller, -ENOMEM. */
 int utask_ilet_stacks(unsigned n);
 
-/* Asks the task on `core` to be killed if it runs in `session` (0: any). It stops at
- * its next kernel entry or interrupt, and any wait in a kernel call of it ends.
+/* Asks the task on `core` to be killed if it runs in `session` (0: any); on a time-sliced core
+ * (kernel/share.h) every task of its group the core holds (of `session`'s job: all the job's
+ * tasks, wherever they move). It stops at its next kernel entry or interrupt, and any wait in a
+ * kernel call of it ends, at the killer's clock or later (a hand-over, docs/microkernel.md).
  * -ESRCH if no such task runs there, -ENXIO for no such core. */
 int utask_kill(unsigned core, uint32_t session);
+/* The same; *at (if not NULL) gets the kill's time on this core's clock (ns) when it was made. */
+int utask_kill_at(unsigned core, uint32_t session, uint64_t *at);
 
 /* Runs it on a pico-kernel core (the caller's own, or another through hart_call).
  * -EPERM on a micro-kernel, -ENXIO for no such core, -EBUSY if the core is busy. */

@@ -7,6 +7,7 @@
 #include "lib/string.h"
 #include "kernel/domain.h"
 #include "kernel/shell.h"
+#include "kernel/vtime.h"
 #include "lib/format.h"
 #include "drivers/timer.h"
 
@@ -252,26 +253,56 @@ static void await_run_start(uint64_t core)
 		;
 }
 
+/* When the kill was made: the shell core's clock at its first kill (each task ends no earlier,
+ * docs/microkernel.md). */
+static const char *kill_clock(char *buf, uint64_t at_ns)
+{
+	snprintf(buf, 40, "%lu us of %s time", at_ns / 1000, vtime_active ? "virtual" : "serial");
+	return buf;
+}
+
 SHELL_CMD_NOWAIT(kill, "kill CORE | kill job J",
-	  "kill the user task on CORE, or every task of job J (its id as 'mk' and 'jobs' show it)")
+	  "kill the user task on CORE (every task time-sliced there), or every task of job J (its id as 'mk' and "
+	  "'jobs' show it)")
 {
 	uint64_t v;
+	char clock[40];
 	if (argc == 2 && parse_u64(argv[1], &v)) {
 		await_run_start(v);
-		int e = utask_kill(v < hart_count ? (unsigned)v : hart_count, 0);
+		unsigned core = v < hart_count ? (unsigned)v : hart_count;
+		bool sliced = core < hart_count && __atomic_load_n(&harts[core].sliced_group, __ATOMIC_ACQUIRE);
+		uint64_t at = 0;
+		int e = utask_kill_at(core, 0, &at);
 		if (e)
 			kprintf("kill: %s\n", e == -ESRCH ? "no user task runs on that core" : "no such core");
+		else if (sliced)
+			kprintf("kill: the tasks time-sliced on core %lu are being killed (at %s)\n", v,
+				kill_clock(clock, at));
 		else
-			kprintf("kill: the task on core %lu is being killed\n", v);
+			kprintf("kill: the task on core %lu is being killed (at %s)\n", v, kill_clock(clock, at));
 		return e ? 1 : 0;
 	}
 	if (argc != 3 || strcmp(argv[1], "job") != 0 || !parse_u64(argv[2], &v) || v >= MSG_SESSION_JOB)
 		return SHELL_USAGE;
 	uint32_t session = MSG_SESSION_JOB | (uint32_t)v;
-	unsigned n = 0;
-	for (unsigned c = 0; c < hart_count; c++)
-		if (utask_kill(c, session) == 0)
+	unsigned n = 0, sliced = 0;
+	uint64_t first = UINT64_MAX;
+	for (unsigned c = 0; c < hart_count; c++) {
+		bool shared = __atomic_load_n(&harts[c].sliced_group, __ATOMIC_ACQUIRE);
+		uint64_t at;
+		if (utask_kill_at(c, session, &at) == 0) {
 			n++;
-	kprintf("kill: %u task%s of job %lu being killed\n", n, n == 1 ? "" : "s", v);
+			sliced += shared;
+			first = at < first ? at : first;
+		}
+	}
+	if (!n)
+		kprintf("kill: no such job: no task of job %lu runs (see 'mk' and 'jobs')\n", v);
+	else if (sliced)
+		kprintf("kill: job %lu being killed (at %s): its tasks on %u core%s, %u time-sliced\n", v,
+			kill_clock(clock, first), n, n == 1 ? "" : "s", sliced);
+	else
+		kprintf("kill: %u task%s of job %lu being killed (at %s)\n", n, n == 1 ? "" : "s", v,
+			kill_clock(clock, first));
 	return n ? 0 : 1;
 }

@@ -1178,7 +1178,9 @@ bool vtime_sleep_until_ns(uint64_t deadline_ns, bool (*stop)(void))
 		vtime_wait_begin();
 		uint64_t wake;
 		uint32_t nudges = vtime_nudges();
-		if (!vtime_idle(deadline_ns, UINT64_MAX, &wake))
+		/* a stop that came since the look above is due now: the wait's beginning forgot the
+		 * note that came with it (a kill, kernel/utask.c) */
+		if (!vtime_idle(stop && stop() ? 0 : deadline_ns, UINT64_MAX, &wake))
 			WAIT_UNTIL((stop && stop()) || vtime_nudges() != nudges, wake);
 		vtime_wait_end();
 	}

@@ -114,7 +114,7 @@ def test_kill_command_and_kill_call(boot):
     assert re.search(r"^\s+1\s+0\s+1\s+3 hostile .* 3 tasks failed", out, re.M), out[-3000:]
     assert "jobs: 1 ended, 0 still in the system" in out
     assert "kill: no user task runs on that core" in out
-    assert "kill: 0 tasks of job 99 being killed" in out
+    assert "kill: no such job: no task of job 99 runs" in out
     assert "[core 1] hostile: mode 10: 0 checks failed" in out, out[-3000:]
     assert mailbox_totals(dict(replies(out))["mailboxes"]) == (0, 0, 0, 0)
     assert re.search(r"^ktest: \d+ passed, 0 failed$", out, re.M), out[-3000:]

@@ -13,6 +13,13 @@
  *   9  invade a core, start a member that spins, wait for the team for ever
  *  10  invade a core, start a member that spins, kill it (mosaic_kill): its result
  *      must say killed; killing a task outside the session must be refused
+ * Run as a job of two or more tasks, rank 0 blocks for ever on a peer that never comes, while
+ * every other rank sleeps for ever (tests/test_kill.py kills them):
+ *  11  rank 0 waits at the job's barrier
+ *  12  rank 0 waits in a blocking probe for a message from rank 1
+ *  13  rank 0 sends 64 KiB messages to rank 1 for ever: it soon waits for credits
+ * and alone again:
+ *  14  as 9, with a member that sleeps for ever
  * Exit 0 means every check held; the ones that never end are for the killer.
  */
 #include <stdio.h>
@@ -37,14 +44,21 @@ static int spin_member(long arg)
 	return 0;
 }
 
-/* Invades one core of the domain and starts a member there that spins: 1 if it worked. */
-static int spinning_team(uint16_t got[2])
+static int sleep_member(long arg)
+{
+	for (;; arg++)
+		mosaic_sleep_us(1000000);
+	return 0;
+}
+
+/* Invades one core of the domain and starts a member there that spins (or sleeps): 1 if it worked. */
+static int spinning_team(uint16_t got[2], int (*member)(long))
 {
 	if (mosaic_invade(1, MOSAIC_INVADE_DOMAIN, got, 2) != 1) {
 		printf("hostile: invade failed\n");
 		return 0;
 	}
-	struct mosaic_member team[1] = {{spin_member, 0}};
+	struct mosaic_member team[1] = {{member, 0}};
 	if (mosaic_infect(team, 1) < 0) {
 		printf("hostile: infect failed\n");
 		return 0;
@@ -155,10 +169,11 @@ int mosaic_main(long arg)
 	case 8:
 		for (;;)
 			mosaic_sleep_us(1000);
-	case 9: {
+	case 9:
+	case 14: {
 		uint16_t got[2];
 		struct mosaic_member_result res[1];
-		if (!spinning_team(got))
+		if (!spinning_team(got, mode == 9 ? spin_member : sleep_member))
 			return 1;
 		mosaic_team_wait(res, 1);
 		printf("hostile: team_wait returned\n");
@@ -167,7 +182,7 @@ int mosaic_main(long arg)
 	case 10: {
 		uint16_t got[2];
 		struct mosaic_member_result res[1];
-		if (!spinning_team(got))
+		if (!spinning_team(got, spin_member))
 			return 1;
 		mosaic_sleep_us(2000); /* let the member start */
 		long k = mosaic_kill(got[0]);
@@ -186,6 +201,29 @@ int mosaic_main(long arg)
 			failures++;
 		}
 		break;
+	}
+	case 11:
+	case 12:
+	case 13: {
+		struct mosaic_status st;
+		long rank = mosaic_rank();
+		if (rank < 0 || mosaic_job_size() < 2) {
+			printf("hostile: mode %ld needs a job of two tasks or more\n", mode);
+			return 1;
+		}
+		if (rank != 0)
+			for (;;)
+				mosaic_sleep_us(1000000);
+		if (mode == 11)
+			mosaic_barrier(mosaic_job_group());
+		else if (mode == 12)
+			mosaic_probe(1, 7, 1, &st);
+		else
+			for (int i = 0;; i++)
+				if (mosaic_send(1, i, big, sizeof big) < 0)
+					break;
+		printf("hostile: mode %ld: the wait on the peer returned\n", mode);
+		return 1;
 	}
 	default:
 		printf("hostile: no mode %ld\n", mode);

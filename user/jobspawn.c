@@ -9,15 +9,17 @@
  *   2 leave:  spawns a nap job (below) and exits without collecting it
  *   3 wait:   spawns a nap job and waits for it (a test kills the task meanwhile)
  *   4 sliced: expects MOSAIC_ENOTSUP for both calls (run it as a task time-sliced with others)
- *   5 nap:    sleeps the milliseconds and exits with 0
+ *   5 nap:    sleeps the milliseconds and exits with 0 (at most 0xffffff: some 4.7 hours)
+ *   6 hang:   spawns a job that never ends (hostile in mode 7: a receive nobody answers, no
+ *             clock of its own to move on) and waits for it (a test kills the task meanwhile)
  * Output: "jobspawn: <mode> ok" or "jobspawn: <mode> FAILED (<why>)"; exit 0 or 1.
  */
 #include <stdio.h>
 #include <string.h>
 #include "mosaic.h"
 
-enum { WORK, BAD, LEAVE, WAIT, SLICED, NAP };
-static const char *const mode_name[] = {"work", "bad", "leave", "wait", "sliced", "nap"};
+enum { WORK, BAD, LEAVE, WAIT, SLICED, NAP, HANG };
+static const char *const mode_name[] = {"work", "bad", "leave", "wait", "sliced", "nap", "hang"};
 static int failures;
 
 static void expect(const char *what, long got, long want)
@@ -132,12 +134,21 @@ int mosaic_main(long arg)
 		expect("its report", mosaic_job_wait(&r, 0), h);
 		break;
 	}
+	case HANG: {
+		long h = mosaic_job_spawn("hostile", 1, 0, 7, 0, 0);
+		expect("a job that never ends", h > 0, 1);
+		expect("its report", mosaic_job_wait(&r, 0), h);
+		break;
+	}
 	case SLICED:
 		expect("spawn on a shared core", mosaic_job_spawn("hello", 1, 0, 0, 0, 0), MOSAIC_ENOTSUP);
 		expect("wait on a shared core", mosaic_job_wait(&r, 0), MOSAIC_ENOTSUP);
 		break;
 	case NAP:
-		return mosaic_sleep_us(ms * 1000) == 0 ? 0 : 1;
+		for (long left = ms; left > 0; left -= 60000) /* one sleep is at most 60 s */
+			if (mosaic_sleep_us((left < 60000 ? left : 60000) * 1000) != 0)
+				return 1;
+		return 0;
 	default:
 		printf("jobspawn: no mode %ld\n", mode);
 		return 1;

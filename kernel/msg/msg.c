@@ -522,6 +522,10 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 			if (vtime_active && __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen &&
 			    something_visible(me))
 				own = 0;
+			/* so is a kill that came since the check above: vtime_wait_begin forgot its note
+			 * (utask_kill), and the core must not publish a bound past it */
+			if (interruptible && hart_kill_pending())
+				own = 0;
 			uint64_t wake;
 			uint32_t nudges = vtime_nudges();
 			if (vtime_idle(own, UINT64_MAX, &wake))
