@@ -79,7 +79,7 @@ struct hart {
 	uint64_t limit_deadline;  /* timer_set_limit: ticks, UINT64_MAX if none */
 	void (*limit_fn)(void);   /* called once from the timer interrupt when it passes */
 	/* its virtual clock's skipped time (kernel/vtime.c, set by vtime_start): the core reads its own
-	 * clock inline through it (a call cost 8 instructions on every message) */
+	 * clock inline through it, so reading it costs no call on every message */
 	const volatile uint64_t *vt_skip;
 	/* its count of nudges (kernel/vtime.c, set by vtime_start): every waiting loop reads it in its
 	 * wake-up condition, inline through this (vtime_nudges) */
@@ -126,8 +126,8 @@ void ipi_handle(void);
  * wake-up IPI right after its WFI instead of taking it as a trap. Under virtual time a wake-up
  * runs inside a wait, whose instructions are taken back, so this changes no virtual figure and
  * spares QEMU its exception path on every wake-up (docs/time.md, "Wake-ups without the trap").
- * On the serial clock every instruction counts and the trap path stays as it was measured; the
- * boot's bring-up, before the clocks start, takes its wake-ups as traps too.
+ * On the serial clock every instruction counts, so wake-ups keep the trap path; the boot's
+ * bring-up, before the clocks start, takes its wake-ups as traps too.
  */
 extern bool ipi_handled_after_wfi;
 /* "aclint-sswi" or "sbi": how IPIs are sent on this platform and boot. */

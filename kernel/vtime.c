@@ -41,7 +41,7 @@
 #include "lib/bits.h"
 #include "lib/atomic.h"
 
-uint64_t vtime_enabled = 1; /* on by default since 2026-11-26; vtime=0 keeps the serial clock */
+uint64_t vtime_enabled = 1; /* 1 (default): per-core clocks; vtime=0 keeps the serial clock */
 uint64_t vtime_lax;
 uint64_t vtime_ns_per_insn = 1;
 bool vtime_active;
@@ -52,22 +52,22 @@ BOOTARG_U64("vtime_ns_per_insn", vtime_ns_per_insn, 1, 1000, "virtual time: ns p
 #define VTIME_POLL_US 20 /* the least machine time between two looks of a core that may not move yet */
 #define VTIME_RUNNING_POLL_MAX_US 1000 /* the most, when the core that blocks it runs (its bound rises unseen) */
 /* The same when the core that blocks it waits: it is nudged instead, so this is only a safety net.
- * It was 1000 us, and on the noc ktests (64 harts) two thirds of all looks were these timers
- * firing in long but legitimate waits (the blocker's bound rising in steps that did not reach
- * the waiter's need): 7.5 s of host time against 3.3 s with 20 ms (docs/time.md). At 20 ms, on
- * ktest=coll at 128 harts, 13,700 of them still fired and 238 of the looks they caused moved;
- * each timer interrupt made QEMU preempt whichever hart ran, lock holders too (48-55 k sleeps on
- * a lock against 13-15 k at 200 ms): 200 ms took that suite from 24.2-24.8 s to 20.4-21.1 s,
- * and ktest=all from 33.1-33.7 s to 28.6 s (docs/time.md, "Safety timers, longer"). */
+ * Long, longer than a round of the harts: in a long but legitimate wait (the blocker's bound
+ * rising in steps that do not reach the waiter's need) the nudge comes when the bound gets
+ * there, and each expiry before that makes QEMU preempt whichever hart runs, lock holders too,
+ * for a look that seldom moves. A shorter one only recovers a lost nudge sooner, and a lost
+ * nudge costs host time only, never virtual time; bench-vtime measures what the timers
+ * cost the host (docs/time.md, "Safety timers, longer than a round of the harts").
+ */
 #define VTIME_NUDGED_POLL_US 200000
 /* The same for an idle core whose observer waits for the machine to get there (the NoC sampler,
- * every 100 ms of virtual time). It was 1000 us: on ktest=coll at 128 harts those looks were a
- * third of all timer interrupts, and each one made QEMU preempt whichever hart ran; 20 ms took
- * the suite from 46 s to 40 s of host time. A later look only delays the sample in host time. */
+ * every 100 ms of virtual time). Each timer interrupt makes QEMU preempt whichever hart runs;
+ * a later look only delays the sample in host time.
+ */
 #define VTIME_OBSERVER_POLL_US 20000
-/* Every core's clock when bring-up ends. The boot hart's own count there (the origin until
- * 2026-11-26) is mostly polls while QEMU starts the other harts: 1.45 s on 128 harts without
- * -icount, an offset in every absolute time that no simulated core spent working. */
+/* Every core's clock when bring-up ends, rather than the boot hart's own count there: that is
+ * mostly polls while QEMU starts the other harts, an offset in every absolute time that no
+ * simulated core spent working. */
 #define VTIME_START_NS 1000000
 #define VTIME_STALL_POLLS 50000 /* looks in a row without moving after which a core reports the clocks once */
 
@@ -127,11 +127,11 @@ static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].
  * changed (the stamps and those counts cover both alike). A look skips a group whose summary
  * reaches its need and reads the members of the others.
  *
- * Until 2026-11-27 a fall made the summary void until a look read the whole group again, and
- * the barriers' messages made falls so frequent that a look at 128 harts still read about two
- * groups in full (some 1,100 instructions a look on ktest=coll); a summary lowered to the
- * fallen bound stays of use to every look whose need lies below it (docs/time.md, "Group
- * summaries"). The least saturates at SUMMARY_LEAST_MAX (about 4.9 hours of virtual time):
+ * A fall lowers the summary to the fallen bound instead of voiding it: falls are frequent (the
+ * barriers' messages), and a void summary would make looks read whole groups, while a lowered
+ * one stays of use to every look whose need lies below it (docs/time.md, "Group summaries").
+ *
+ * The least saturates at SUMMARY_LEAST_MAX (about 4.9 hours of virtual time):
  * a need beyond it reads the members, as a void summary did. The count wraps after 2^16 falls
  * of one group, far more than can come during one look.
  *
@@ -140,11 +140,11 @@ static bool live(unsigned c) { return harts[c].state != HART_ABSENT && harts[c].
  * reach reads that member first, and if it is still short of the need the look cannot move,
  * whatever the other members hold: it takes the member as a candidate blocker and skips the
  * group. Only a group whose named member has got there is read in full (and its summary
- * raised). Until 2026-11-27, 15:50 UTC a blocked look read every such group in full to find the
- * highest short core of all, some 1,900 instructions at 128 harts: now its blocker is the
- * highest of the short cores it met, which wakes it a little more often (ktest=all at 128
- * harts: 1.20 M WFIs against 0.98 M) for 6 % fewer guest instructions and about 4 % less host
- * time (docs/time.md, "Summaries that name their least member").
+ * raised). A blocked look takes the highest short core it met as its blocker instead of reading
+ * every such group in full for the highest short core of all: any core still short is a valid
+ * blocker (see the look below), and the highest one met is the one likely to get there last
+ * among those, so the look wakes a little more often but reads far fewer members (docs/time.md,
+ * "Summaries that name their least member").
  */
 #define VTIME_GROUP_CORES 16
 #define VTIME_GROUPS ((MOSAIC_MAX_HARTS + VTIME_GROUP_CORES - 1) / VTIME_GROUP_CORES)
@@ -158,7 +158,7 @@ struct vtime_group {
 	volatile uint64_t summary;   /* least << SUMMARY_LOW_BITS | its member's slot << SUMMARY_COUNT_BITS | count of falls */
 	/* its live cores, listed once by vtime_start (a hart fails only during bring-up, before it):
 	 * pointers, so that a look's loop tests no hart's state and does no index arithmetic per
-	 * core (23 instructions a core, not 35) */
+	 * core */
 	struct vtime_core *members[VTIME_GROUP_CORES];
 	unsigned n;
 } __attribute__((aligned(64)));
@@ -299,7 +299,7 @@ static inline uint64_t wait_leaves_at(const struct vtime_core *v)
 
 /* Caps this core's published bound at its clock before a time is read (vtime_stamp, a settle's
  * look). No fresh read of the clock is needed: the count the plugin last wrote to its slot is
- * never ahead of it (a clock read is a marker and a load, about 30 instructions). */
+ * never ahead of it (a clock read is a marker and a load, which this spares). */
 static inline void cap_bound_now(struct vtime_core *v)
 {
 	__atomic_store_n(&v->stamp, *v->count * vtime_ns_per_insn + v->skip, __ATOMIC_SEQ_CST);
@@ -380,9 +380,9 @@ uint64_t vtime_floor_ns(void) { return __atomic_load_n(&floor_seen, __ATOMIC_ACQ
  * look checks it first (still_blocked) and, while this core waits, it nudges this core when
  * its bound gets there (block_on). Any core still short will do for both (each must get
  * there before the target is safe); the highest is the one likely to get there last, since
- * the cores below it are safe to move before it. It was the lowest until 2026-11-26: on
- * ktest=coll at 128 harts that woke a blocked core for a look that still could not move
- * 1.51 M times, against 1.06 M with the highest (WFIs 1.78 M against 1.33 M; docs/time.md).
+ * the cores below it are safe to move before it. Taking the lowest would wake a blocked core
+ * more often for looks that still cannot move (docs/time.md, "No deadlock").
+ *
  * Only a look that reaches the target must not be torn.
  */
 enum look { LOOK_REACHES, LOOK_BLOCKED, LOOK_TORN };
@@ -394,8 +394,8 @@ static inline uint64_t need_for(unsigned me, uint64_t target)
 	return target > latency ? target - latency : 0;
 }
 
-/* Inline into its few callers, as block_on: a look runs on every pass of a blocked wait (1.7 M on
- * ktest=all at 128 harts), and a call's return costs QEMU a lookup of the next block. */
+/* Inline into its few callers, as block_on: a look runs on every pass of a blocked wait,
+ * and a call's return costs QEMU a lookup of the next block. */
 static inline __attribute__((always_inline)) enum look look_once(unsigned me, uint64_t target)
 {
 	uint64_t need = need_for(me, target);
@@ -439,8 +439,8 @@ static inline __attribute__((always_inline)) enum look look_once(unsigned me, ui
 		/* per member only what every member needs: the group's least (its own bound too: the
 		 * summary is for the others' looks) and the highest short core; the lowest other core
 		 * (the next look's first check) is taken from the groups' least afterwards. Tracking it
-		 * per member cost about 4 of some 26 instructions a member (ktest=coll at 128 harts:
-		 * 5.39 G guest instructions against 5.49 G). */
+		 * per member would add instructions to every member of every look.
+		 */
 		least = UINT64_MAX;
 		const struct vtime_core *least_vt = 0;
 		for (struct vtime_core *const *c = g->members, *const *end = g->members + g->n; c < end; c++) {
@@ -533,7 +533,7 @@ static inline __attribute__((always_inline)) bool still_blocked(unsigned me, uin
 /*
  * Before core `me` wakes a waiter whose need its bound now reaches: is there a waiting core still
  * short of that need? Woken, the waiter would look, find that core short and sleep again: on
- * ktest=all at 128 harts nearly half of the wake-ups ended so, each an IPI, a look and a WFI.
+ * woken for nothing, it costs an IPI, a look and a WFI, and such wake-ups are common.
  * The candidates are read once per walk (read_shorts), not once per waiter: from each group's
  * summary, the member it names, if it waits and its bound lies below the waker's (every
  * waiter's need does too). A running core is not taken: its bound rises unseen, and a waiter
@@ -617,8 +617,8 @@ static void wake_registered(unsigned me, uint64_t bound)
 	}
 }
 
-/* Inline: most calls find nobody registered (ktest=coll at 64 harts: 0.37 M calls), and the
- * walk's frame alone cost some 30 instructions. The fence orders the bound's change before the
+/* Inline: most calls find nobody registered, and a frame for the walk would cost more than
+ * that check. The fence orders the bound's change before the
  * read, as the walk's sequentially consistent loads do. */
 static inline void wake_waiters(unsigned me, uint64_t bound)
 {
@@ -656,10 +656,10 @@ static inline __attribute__((always_inline)) bool block_on(unsigned me, uint64_t
  * How long a core blocked on a running core sleeps before it looks again: the blocker must run
  * at least the missing virtual time's worth of instructions, and no emulator runs a guest
  * instruction in less than a nanosecond, so a look sooner than that finds the target still out
- * of reach. Measured on the noc ktests (64 harts): most gaps were 8-130 us of virtual time, and
- * a fixed 20 us poll woke each blocked core several times per gap, every wake-up a host thread
- * switch. Capped so that a core whose blocker sleeps in a wait the clock does not see (it counts
- * as running) still looks every VTIME_RUNNING_POLL_MAX_US.
+ * of reach. Gaps are often tens of microseconds of virtual time, which a fixed VTIME_POLL_US
+ * would cut into several wake-ups, each a host thread switch (bench-vtime). Capped so that a
+ * core whose blocker sleeps in a wait the clock does not see (it counts as running) still
+ * looks every VTIME_RUNNING_POLL_MAX_US.
  */
 static uint64_t running_poll_ticks(unsigned me, uint64_t target)
 {
@@ -843,9 +843,9 @@ static uint64_t frontier(unsigned me)
  * (a compare-and-swap) fail, and the note is kept. One that does not lower it (its time is no
  * earlier than a note already there) is caught by the counter, bumped before noted_next is
  * touched: its time may be hidden for a moment, so the core puts its bound back to now and
- * looks again. Until 2026-11-27 the reset was a plain store, and a note that came and was
- * finished (its sender's stamp lifted) between the check and the store could be hidden whatever
- * its time, and before that store the bound showed the previous next event, found in a review.
+ * looks again. A plain store would hide a note that came and was finished (its sender's stamp
+ * lifted) between the check and the store, whatever its time, and until that store the bound
+ * would show the previous next event.
  */
 static inline __attribute__((always_inline)) void forget_looked_notes(struct vtime_core *v)
 {
@@ -1003,8 +1003,8 @@ static void settle_wait(unsigned me, struct vtime_core *v, uint64_t t0, uint64_t
  * Its first look runs under a stamp, which caps this core's published bound at the settle's
  * time while the look runs; a look that reaches (and every settle in lax mode) puts the clock
  * back there and is done without a wait, so it costs no virtual time, as a wait's instructions
- * cost none. Until 2026-11-27 every settle began and ended a wait (publishing its state, waking
- * the cores blocked on it), some 300 instructions more each, also when nothing held it back.
+ * cost none. It begins a wait only when the look falls short, so a settle that nothing holds
+ * back pays no wait's publishing and waking of the cores blocked on it.
  * A look that falls short begins the wait at the stamped time, before the stamp is lifted, so
  * the bound never shows more than the clock the wait will leave it at.
  */
@@ -1013,7 +1013,7 @@ static inline __attribute__((always_inline)) void settle_from(unsigned src)
 	unsigned me = this_cpu();
 	struct vtime_core *v = &vt[me];
 	/* vtime_stamp's cap without its calls: the settle sits on every receive's path, and the
-	 * calls cost some 20 instructions of its clock. Capped first, then the time read. */
+	 * calls would cost its clock instructions on every receive. Capped first, then the time read. */
 	bool capped = !v->stamp_depth; /* an outer stamp is older than t0 and caps the bound already */
 	if (capped)
 		cap_bound_now(v);
@@ -1058,9 +1058,9 @@ static __attribute__((noinline)) void settle_wait(unsigned me, struct vtime_core
 
 void vtime_settle_active(void) { settle_from(UINT32_MAX); }
 
-/* A named-source receive settled for every source until 2026-11-27: on ktest=coll at 128
- * harts that settle waited in 85 % of its calls and made a third of all looks that could not
- * move (docs/time.md, "Settling for one source"). */
+/* A named-source receive settles for its source only: settling for every source would mostly
+ * wait on cores that cannot send it anything (docs/time.md, "Settling for one source").
+ */
 void vtime_settle_from_active(unsigned src) { settle_from(src); }
 
 static uint64_t poll_settle = 1;
@@ -1098,8 +1098,8 @@ void vtime_note_event_active(unsigned core, uint64_t t) { (void)note(core, t); }
  * than t already (one handed to it before, so that this note lowers nothing, or its own): its
  * bound does not fall, it needs no nudge, and a sleeping core need not be woken for it, since it
  * wakes for that earlier event by its own means (a registration, a timer, that hand-over's
- * wake-up) and its wait then looks at what came meanwhile. On ktest=coll at 128 harts two thirds
- * of the messages noted to a waiting core were so (0.64 M of 0.95 M; docs/time.md).
+ * wake-up) and its wait then looks at what came meanwhile. That is the common case for a
+ * waiting core, so it spares most wake-ups (docs/time.md).
  *
  * Its own next event is read after the note is in: read before, a look publishing a later one
  * in between would have made the note a fall nobody announced (that look compares its bound
@@ -1120,9 +1120,9 @@ static inline __attribute__((always_inline)) bool note(unsigned core, uint64_t t
 	 * message to a task that has moved away), so every wait of vtime_idle also wakes
 	 * for a changed nudge count. The IPI is the hand-over's: every wait that sleeps with
 	 * nothing to wait for must be one its hand-overs wake (the NoC wakes a core whose
-	 * mailbox says it sleeps; share.c's wait_for says so too). An IPI sent here as well
-	 * was tried: a second interrupt, taken after the wait ended, counted ~400
-	 * instructions on the receiver's clock and changed a ping-pong's time */
+	 * mailbox says it sleeps; share.c's wait_for says so too). No IPI is sent here as
+	 * well: a second interrupt, taken after the wait ended, would count its handler's
+	 * instructions on the receiver's clock and change a ping-pong's time */
 	__atomic_fetch_add(&v->nudges, 1, __ATOMIC_RELEASE);
 	return true;
 }

@@ -339,11 +339,11 @@ static void progress_queues(unsigned me, struct endpoint *ep)
 	/* Which sources each channel's mailbox shows a message from by now: asked once per pass,
 	 * after a receive of that channel first failed to match, and a later receive that names a
 	 * source it does not show is not matched against the mailbox. An all-to-all posts a
-	 * receive per peer, and each used to lock and scan the mailbox on every pass of its wait
-	 * (ktest=coll on 64 cores: 1.27 M matches tried for 0.11 M messages). Asked before the
-	 * first receive, it made a lone receive that matches scan twice (bench-invade: +156 ns an
-	 * invade). A message posted during the pass bumps the core's events, so its wait passes
-	 * again; one taken during it leaves its bit set, which costs a scan and nothing else. */
+	 * receive per peer, and otherwise each would lock and scan the mailbox on every pass of
+	 * its wait. Asked only after a first miss, so that a lone receive that matches scans the
+	 * mailbox once (bench-invade measures it). A message posted during the pass bumps the
+	 * core's events, so its wait passes again; one taken during it leaves its bit set, which
+	 * costs a scan and nothing else. */
 	enum { TRY_ITSELF = -2, ASK = -1 }; /* then 0: nothing shown, 1: something shown */
 	uint64_t shown[2][NOC_ENDPOINTS / 64];
 	int8_t shows[2] = {TRY_ITSELF, TRY_ITSELF};
@@ -412,7 +412,7 @@ static inline __attribute__((always_inline)) int recv_direct(unsigned me, uint16
 		e = slot->h.len > cap ? -EOVERFLOW : 0;
 		if (!e && slot->h.len)
 			memcpy_small(buf, slot->body, slot->h.len);
-		if (st) /* received when it was found: one clock read for both (about 30 instructions) */
+		if (st) /* received when it was found: one clock read for both (a read is a marker and a load) */
 			fill_status_at(st, &slot->h, e, now);
 		if (!e)
 			noc_mailbox_release(me, mb, slot);
@@ -437,9 +437,9 @@ struct direct_recv {
 /* Whether a queued send of endpoint `me` (the endpoint, not its core: a task's may be virtual)
  * may go now, for a wait woken by news: a send still queued for its credit at its peer (or
  * held behind one that is) only waits for that credit, whose hand-over bumps the events again.
- * In the all-to-all storm of ktest=noc on 128 cores a sender waiting for a credit was woken by
- * each of the other cores' messages in flight to it, and left its wait for every one. A long
- * queue is not walked: its wait passes as before. */
+ * Otherwise a sender waiting for a credit would be woken by every message in flight to it (an
+ * all-to-all) and leave its wait for each. A long queue is not walked: its wait passes again, as
+ * for any other news. */
 #define SENDS_WALKED 16
 static bool sends_may_go(unsigned me, const struct endpoint *ep)
 {
@@ -450,8 +450,8 @@ static bool sends_may_go(unsigned me, const struct endpoint *ep)
 	return false;
 }
 
-/* Inline in wait_until_done (a call through its pointer, and a frame of its own, cost about 30
- * instructions on a barrier's critical path at every level of its tree). */
+/* Inline in wait_until_done: a call through its pointer, and a frame of its own, would lie on a
+ * barrier's critical path at every level of its tree. */
 static inline __attribute__((always_inline)) bool direct_done(void *arg)
 {
 	struct direct_recv *d = arg;
@@ -470,7 +470,7 @@ static inline __attribute__((always_inline)) bool direct_done(void *arg)
  * core to them while it waits, by its job's wait mode; it waits here itself only when
  * every task of the core waits, so the core's clock jumps as a lone waiter's does.
  * Inlined into its three callers: a blocking receive whose message comes then returns through
- * one frame, not two (47 instructions less on a barrier's critical path at every level, docs/noc.md). */
+ * one frame, not two, on a barrier's critical path at every level (docs/noc.md). */
 static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, bool (*done)(void *), void *arg,
 								  bool interruptible)
 {
@@ -491,8 +491,8 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 			/* Again only if the drain moved something or news came since `seen`: else this
 			 * pass could match nothing the first could not (the drain took every visible
 			 * message, and a credit or a post bumps the events, which the wait below then
-			 * sees). On ktest=coll at 128 harts the second pass was mostly empty: 3.9 % of
-			 * the guest instructions. */
+			 * sees). An unconditional second pass is mostly empty and costs every wait
+			 * instructions. */
 			unsigned drained_before = ep->uh_count;
 			next_ns = drain_mailbox(me, id);
 			if (ep->uh_count != drained_before || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen)
@@ -636,9 +636,9 @@ int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, st
 		 * that arrives earlier can still come from that source, as for msg_recv_typed. Only
 		 * when it finds nothing does it settle and look again, since that message may still be
 		 * on its way. A receive that queues behind an earlier one takes nothing now and so
-		 * needs no settle at all. Until 2026-11-27 every posted receive settled first: on
-		 * ktest=all at 128 harts 0.51 M settles of named receives, 70 k of which waited
-		 * (docs/time.md, "Posted receives without a settle"). */
+		 * needs no settle at all. Settling first would cost every named kernel receive a
+		 * settle, often a wait, to take a message that is already final (docs/time.md,
+		 * "Posted receives without a settle"). */
 		bool try_unsettled = !is_user(type) && src != MSG_ANY_SOURCE && (ep->uh_head || ep_has_mail(me, type));
 		for (bool settled = !try_unsettled;; settled = true) {
 			if (settled)
@@ -743,12 +743,12 @@ int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, str
 		 * receive that finds nothing needs none either: its wait below keeps the clock where
 		 * the wait began until a jump, a jump is safe only once everything arriving before it
 		 * is posted, and every post wakes the core, so the wait takes the first message of
-		 * that source as it would have been found now, or at its arrival. Until 2026-11-27 it
-		 * settled first: on ktest=coll at 128 harts 265 k settles, 166 k of which waited, and
-		 * 7 k found something (docs/time.md, "The blocking receive's second settle"). A user
-		 * receive still settles: its wait may give the core to another task meanwhile. */
+		 * that source as it would have been found now, or at its arrival. A settle first would
+		 * mostly wait and rarely find anything (docs/time.md, "the blocking receive's second
+		 * settle"). A user receive still settles: its wait may give the core to another task
+		 * meanwhile. */
 		bool named = src != MSG_ANY_SOURCE;
-		/* recv_direct is inlined here and in the wait (a frame of its own cost 31 instructions) */
+		/* recv_direct is inlined here and in the wait (a frame of its own would cost every receive a call) */
 		for (bool settled = !named; ; settled = true) {
 			if (settled)
 				settle_for(type, src); /* nothing that arrives earlier can still come */
@@ -759,8 +759,8 @@ int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, str
 				break;
 		}
 		/* Nothing visible yet: wait for it as it is, and take it the direct way when it comes.
-		 * Through a posted request the wait's end cost about 100 instructions more (the request's
-		 * match and delivery, its removal from the queue, the status copied out), and on the
+		 * Through a posted request the wait's end would cost more (the request's match and
+		 * delivery, its removal from the queue, the status copied out), and on the
 		 * virtual clock a barrier pays that twice per level of its tree. While nothing is drained
 		 * into the unhandled queue (a message from elsewhere, or for a sender waiting for a
 		 * credit), the mailbox alone holds what this receive may take, in arrival order. */
