@@ -33,6 +33,7 @@
 #include "kernel/domain.h"
 #include "kernel/vtime.h"
 #include "kernel/console.h"
+#include "kernel/utask.h"
 #include "kernel/msg/msg.h"
 #include "kernel/alloc/alloc.h"
 #include "drivers/noc/noc.h"
@@ -845,6 +846,43 @@ int share_group_start(struct share_group *g)
 	return e;
 }
 
+struct group_wait {
+	struct share_group *g;
+	bool retry; /* a core's kill has not landed yet (its group was still starting) */
+};
+
+static bool interrupt_due(void *arg)
+{
+	struct group_wait *w = arg;
+	return w->retry || w->g->interrupted(w->g, false);
+}
+
+/* Waits for the first `called` cores' parts to end. Once g->interrupted says so, every task of the
+ * group is killed (a kill of a time-sliced core reaches each task it holds); a core still busy
+ * whose kill found no task yet is tried again until it lands, then the ends are waited for. */
+static void wait_cores(struct share_group *g, unsigned called)
+{
+	struct group_wait w = {.g = g};
+	bool to_kill[SHARE_CORES_MAX] = {0};
+	for (unsigned k = 0; k < called; k++) {
+		while (g->interrupted && !hart_call_wait_or(g->cores[k], interrupt_due, &w)) {
+			if (!w.retry && g->interrupted(g, true))
+				for (unsigned j = 0; j < called; j++)
+					to_kill[j] = true;
+			w.retry = false;
+			for (unsigned j = k; j < called; j++) {
+				unsigned c = g->cores[j];
+				if (to_kill[j] && (harts[c].state != HART_BUSY || utask_kill(c, 0) == 0))
+					to_kill[j] = false;
+				w.retry |= to_kill[j];
+			}
+			if (!w.retry)
+				g->interrupted = 0; /* every kill landed: only the ends are left */
+		}
+		hart_call_wait(g->cores[k]);
+	}
+}
+
 int share_group_run(struct share_group *g)
 {
 	int e = prepare(g, false);
@@ -872,8 +910,7 @@ int share_group_run(struct share_group *g)
 				task_left(g, s);
 			}
 	}
-	for (unsigned k = 0; k < called; k++)
-		hart_call_wait(g->cores[k]);
+	wait_cores(g, called);
 	uint64_t start = g->start_ns > t0 ? g->start_ns : t0;
 	g->run_ns = vtime_now_ns() - start; /* the waits above brought this clock to every core's end */
 	share_group_free(g);

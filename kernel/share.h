@@ -71,6 +71,9 @@ struct share_group {
 	void (*core_begin)(struct share_group *g, unsigned k); /* on core k before its tasks start */
 	void (*core_end)(struct share_group *g, unsigned k);   /* on core k at its end: its last touch of g */
 	void *owner;
+	/* in, for share_group_run (NULL: none): asked (take false) while it waits for the cores; true
+	 * kills every task of the group (the shell's Ctrl-C), and the hook is told once (take true) */
+	bool (*interrupted)(struct share_group *g, bool take);
 	/* out, per core: what the tasks that ended there left (a task ends on exactly one core) */
 	uint16_t core_ended[SHARE_CORES_MAX], core_failed[SHARE_CORES_MAX];
 	int32_t core_exit[SHARE_CORES_MAX]; /* the first non-zero exit code */

@@ -11,6 +11,18 @@
 #include "kernel/vtime.h"
 #include "lib/string.h"
 
+/* The group runs in the foreground: Ctrl-C kills every task of it, as it kills a foreground run. */
+static bool ctrl_c_typed(struct share_group *g, bool take)
+{
+	(void)g;
+	if (!take)
+		return console_key_waiting(CONSOLE_CTRL_C);
+	if (!console_take_key(CONSOLE_CTRL_C))
+		return false;
+	kprintf("^C\nshare: killing every task of the group\n");
+	return true;
+}
+
 SHELL_CMD(share, "share PROGRAM N [ARG] [cores C | core K] [wait spin|yield|sleep] [place pinned|rr|speed] [cpu MS] [quiet]",
 	  "run N copies (ranks) of a program time-sliced on C pico-kernels (default 1), with a barrier wait mode "
 	  "and a placement; each task's speed is cpu / real time")
@@ -99,6 +111,8 @@ SHELL_CMD(share, "share PROGRAM N [ARG] [cores C | core K] [wait spin|yield|slee
 		kfree(g);
 		return SHELL_USAGE_SHOWN;
 	}
+	if (shell_interactive_here())
+		g->interrupted = ctrl_c_typed;
 	int e = share_group_run(g);
 	if (e) {
 		kprintf("share: cannot run: %s\n", kstrerror(e));

@@ -12,7 +12,10 @@ CTRL_C, CTRL_Z = "\x03", "\x1a"
 
 # (line to wait for, or seconds to wait, text to type); None: type at once
 STEPS = [
-    (None, "run hostile 5 core 3\r"),
+    (None, "share hostile 4 5 cores 2\r"),  # a share group in the foreground: Ctrl-C kills all its tasks
+    (r"^(mosaic> )?share hostile 4 5 cores 2$", ""),
+    (1, CTRL_C),
+    (r"^share: 4 tasks on 2 cores", "run hostile 5 core 3\r"),
     (r"^(mosaic> )?run hostile 5 core 3$", CTRL_Z),  # the foreground run to the background
     (r"run: task hostile on core 3 goes on in the background", "tasks\r"),
     (r"^total: ", "kill 3\r"),  # at once: the kill waits for the task to be loaded
@@ -56,11 +59,14 @@ def test_shell_answers_while_tasks_spin(boot, vclock):
         """Host seconds from typing step `step` to typing the next one (once its line came)."""
         return r.typed[step + 1] - r.typed[step]
 
-    for step, what in [(1, "Ctrl-Z"), (2, "tasks with a task in the background"), (6, "Ctrl-C"), (17, "Ctrl-C on core 0"),
-                       (20, "tasks while a spinning job holds the shell's core"), (21, "mk meanwhile"),
-                       (22, "jobs meanwhile"), (25, "Ctrl-C of a job's task on the shell's core")]:
+    for step, what in [(2, "Ctrl-C of a share group"), (4, "Ctrl-Z"), (5, "tasks with a task in the background"),
+                       (9, "Ctrl-C"), (20, "Ctrl-C on core 0"),
+                       (23, "tasks while a spinning job holds the shell's core"), (24, "mk meanwhile"),
+                       (25, "jobs meanwhile"), (28, "Ctrl-C of a job's task on the shell's core")]:
         assert answered(step) < 30, f"{what}: {answered(step):.1f} s"
     assert "^Z" in out and "^C" in out
+    group = out.split("share: killing every task of the group")[1].split("mosaic> ")[0]
+    assert len(re.findall(r"^share: rank \d core \d+->\d+ killed -14 ", group, re.M)) == 4, group
     default_core = int(re.search(r"mosaic: task hostile on core (\d+) was killed",
                                  re.split(r"^(?:mosaic> )?run hostile 5$", out, flags=re.M)[1]).group(1))
     assert default_core != 0, "a run without core went to the shell's own core"
