@@ -6,7 +6,7 @@
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS under -std=c11 */
 #include "checker/arena.h"
-#include "kernel/alloc/core/proto_env.h"
+#include "portable/alloc/proto_env.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

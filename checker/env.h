@@ -11,7 +11,7 @@
 #ifndef CHECKER_ENV_H
 #define CHECKER_ENV_H
 
-#include "kernel/alloc/core/proto_env.h"
+#include "portable/alloc/proto_env.h"
 
 #define SYS_MAX_DOMAINS 256   /* 16 x 16 */
 #define SYS_MAX_JOBS 64

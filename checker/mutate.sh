@@ -19,12 +19,12 @@ ab-early) # a sequencer that releases the next request before the current one ha
 	exit 2 ;;
 esac
 mkdir -p "$out"
-sed "$expr" "kernel/alloc/core/$file" > "$out/$file"
-if cmp -s "kernel/alloc/core/$file" "$out/$file"; then
-	echo "checker/mutate.sh: mutant '$name' no longer applies to kernel/alloc/core/$file" >&2
+sed "$expr" "portable/alloc/$file" > "$out/$file"
+if cmp -s "portable/alloc/$file" "$out/$file"; then
+	echo "checker/mutate.sh: mutant '$name' no longer applies to portable/alloc/$file" >&2
 	exit 2
 fi
-core=$(ls kernel/alloc/core/*.c | grep -v "/$file\$")
+core=$(ls portable/alloc/*.c | grep -v "/$file\$")
 common="checker/env.c checker/invariants.c checker/arena.c checker/dump.c"
 "$cc" "$@" -o "$out/sim-check" checker/check_main.c checker/configs.c checker/net_chan.c checker/serialize.c \
 	$common $core "$out/$file"

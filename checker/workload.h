@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "kernel/alloc/core/job.h"
+#include "portable/alloc/job.h"
 
 #define WL_MAX_JOBS 24
 #define WL_MAX_FAILS 2

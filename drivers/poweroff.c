@@ -4,7 +4,7 @@
  * to it, which QEMU turns into exit status `code` (0x5555 means a clean 0).
  */
 #include "drivers/poweroff.h"
-#include "kernel/platform.h"
+#include "kernel/core/platform.h"
 #include "arch/riscv/sbi.h"
 #include <stdint.h>
 

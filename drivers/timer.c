@@ -2,9 +2,9 @@
 #include "drivers/timer.h"
 #include "arch/riscv/csr.h"
 #include "arch/riscv/sbi.h"
-#include "kernel/hart.h"
-#include "kernel/platform.h"
-#include "kernel/bootargs.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/platform.h"
+#include "kernel/core/bootargs.h"
 
 uint64_t timer_icount;
 BOOTARG_U64("icount", timer_icount, 0, 1, "set by mosaic-run --icount: guest time counts instructions exactly");

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "arch/riscv/csr.h"
-#include "kernel/hart.h"
-#include "kernel/platform.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/platform.h"
 
 /* 1 when QEMU runs with -icount (told by the boot argument icount=1): guest time is then
  * exact and repeatable, and tests may hold timing to tight bounds. */
@@ -51,7 +51,7 @@ void timer_sleep_us(uint64_t us);
 
 /*
  * Waits in WFI until cond is true or deadline (ticks, 0 = none) passed; true if cond held.
- * Once ipi_handled_after_wfi is set (kernel/hart.h), a wake-up IPI is handled right after the
+ * Once ipi_handled_after_wfi is set (kernel/core/hart.h), a wake-up IPI is handled right after the
  * WFI, as the trap handler would handle it, instead of being taken as a trap.
  * The condition is checked with interrupts off, so a wake-up between the check
  * and the WFI is never lost: WFI returns at once when an interrupt is pending.

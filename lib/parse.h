@@ -1,7 +1,7 @@
 /*
  * Number parsing, pure C with no kernel state: the kernel (lib/string.c's
  * parse_u64) and the allocation protocol's portable core (which also builds into
- * host programs, kernel/alloc/core/scenario_gen.c) read numbers with this one
+ * host programs, portable/alloc/scenario_gen.c) read numbers with this one
  * function, so a scenario's numbers mean the same in the kernel and the simulator.
  */
 #ifndef LIB_PARSE_H

@@ -17,21 +17,21 @@ DEFAULT_KERNEL = ROOT / "build" / "mosaic.elf"
 VCLOCK_PLUGIN = ROOT / "build" / "vclock" / "vclock.so"  # per-hart instruction counts (docs/time.md)
 MEMWATCH_PLUGIN = ROOT / "build" / "memwatch" / "memwatch.so"  # who stored into a range (docs/debugging.md)
 
-# Exit statuses of a run (the kernel's come from kernel/config.h).
+# Exit statuses of a run (the kernel's come from kernel/core/config.h).
 EXIT_TIMEOUT = 124
 EXIT_HARNESS = 125  # QEMU failed before the kernel printed anything
 
 
 def max_harts():
-    """MOSAIC_MAX_HARTS from kernel/config.h, the one source of truth."""
-    text = (ROOT / "kernel" / "config.h").read_text()
+    """MOSAIC_MAX_HARTS from kernel/core/config.h, the one source of truth."""
+    text = (ROOT / "kernel" / "core" / "config.h").read_text()
     return int(re.search(r"#define MOSAIC_MAX_HARTS (\d+)", text).group(1))
 
 
 def scenario_limits():
-    """A scenario's limits from kernel/alloc/core/scenario_gen.h, the one source of truth:
+    """A scenario's limits from portable/alloc/scenario_gen.h, the one source of truth:
     {'max_jobs', 'max_bytes', 'max_line'}."""
-    text = (ROOT / "kernel" / "alloc" / "core" / "scenario_gen.h").read_text()
+    text = (ROOT / "portable" / "alloc" / "scenario_gen.h").read_text()
     get = lambda name: int(re.search(rf"#define {name} (\d+)", text).group(1))  # noqa: E731
     return {"max_jobs": get("SCEN_MAX_JOBS"), "max_bytes": get("SCEN_FILE_MAX"), "max_line": get("SCEN_LINE_MAX")}
 

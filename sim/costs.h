@@ -8,7 +8,7 @@
 #ifndef SIM_COSTS_H
 #define SIM_COSTS_H
 
-#include "kernel/alloc/core/proto.h"
+#include "portable/alloc/proto.h"
 
 /* measured: 685185 instructions / 985 calls of mk_send_core; + shared */
 #define SIM_COST_SEND_NS 1336

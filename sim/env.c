@@ -1,5 +1,5 @@
 /*
- * The protocol core's environment on the simulator (kernel/alloc/core/proto_env.h),
+ * The protocol core's environment on the simulator (portable/alloc/proto_env.h),
  * the counterpart of the kernel's kernel/alloc/binding.c:
  *  - sending queues an event at the delivery time the NoC model gives (never a
  *    synchronous call: the core may hold pointers into its state across a send);

@@ -1,5 +1,5 @@
 /*
- * The simulated machine's domains, computed as the kernel's kernel/domain.c does
+ * The simulated machine's domains, computed as the kernel's kernel/domain/domain.c does
  * (a port: that file is bound to the kernel's mesh and boot arguments), so that a
  * simulated micro-kernel sits on the same tile, with the same cores, as in the
  * kernel booted on the same mesh:

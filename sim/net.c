@@ -1,5 +1,5 @@
 /*
- * Message delays: the kernel's own NoC timing model (drivers/noc/timing.c: XY
+ * Message delays: the kernel's own NoC timing model (portable/noc/timing.c: XY
  * route, per-hop latency, flits, link booking by intervals), on a link table of
  * the simulated mesh. Optional jitter adds a seeded uniform extra delay to each
  * message, within a bound the user gives (--jitter), for runs that differ.

@@ -1,6 +1,6 @@
 /*
  * Scenarios, with the syntax and meaning of the kernel's `scenario` command: the
- * portable core generates the jobs for both (kernel/alloc/core/scenario_gen.h has
+ * portable core generates the jobs for both (portable/alloc/scenario_gen.h has
  * the syntax). The simulator's differences are settings of the machine it hands
  * the core: it has no programs to run, so a real-task job's tasks run for RUN_US
  * (named scenarios) or --task-us (lists); and it refuses while parsing what the
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "sim/sim.h"
-#include "kernel/alloc/core/scenario_gen.h"
+#include "portable/alloc/scenario_gen.h"
 
 static const char *const real_programs[] = {"compute", "ring", "stencil", "isort"};
 

@@ -1,4 +1,4 @@
-"""Share groups (kernel/share.c, share_balance.c, the `share` command, user/spmd.c): ranks time-sliced
+"""Share groups (kernel/task/share/share.c, share_balance.c, the `share` command, user/spmd.c): ranks time-sliced
 on pico-kernels end with exact results under every wait mode and placement; a task's speed,
 (user + system) / real time on the cores' own clocks, is about 1/N for N tasks on one core; tasks
 moved by the balancer are never lost or duplicated; bad input gets a clear error and runs nothing;

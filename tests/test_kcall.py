@@ -7,7 +7,7 @@ from conftest import ktest_summary
 
 
 # noc_depth=1: one slot per mailbox, so all but one caller wait for a credit and the master must drain
-# its mailbox to see them (kernel/kcall.c, master_serve_one); the fairness bound must hold all the same
+# its mailbox to see them (kernel/kcall/kcall.c, master_serve_one); the fairness bound must hold all the same
 @pytest.mark.parametrize("harts,picos,extra", [(36, 8, ""), (36, 8, " noc_depth=1"), (128, 31, "")])
 def test_every_pico_kernel_calls_its_master(boot, harts, picos, extra):
     r = boot(harts=harts, bootargs="ktest=kcall" + extra, timeout=120)

@@ -1,5 +1,5 @@
 """A kill ends its task from every wait in a kernel call, whatever its peers or children do, on both
-clocks (kernel/utask.c utask_kill, docs/microkernel.md "CPU time and kills"): a task blocked in
+clocks (kernel/task/utask.c utask_kill, docs/microkernel.md "CPU time and kills"): a task blocked in
 job_wait on a child that never ends, in a receive, a barrier or a probe on a peer that never comes,
 in a send waiting for credits the peer never gives, in a sleep, in team_wait on a member that never
 ends (the member dies with its owner); and the tasks of an oversubscribed job, time-sliced in share

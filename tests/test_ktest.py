@@ -60,7 +60,7 @@ def test_timer_bounds_are_reported(boot):
 @pytest.mark.parametrize("method", ["aclint-sswi", "sbi"])
 def test_spinlock_contended_by_every_hart(boot, method):
     """127 harts want one lock while its holder sleeps: they go to sleep on it and each unlock wakes
-    the next by IPI, through either IPI path (kernel/spinlock.c, docs/boot.md "Waiting")."""
+    the next by IPI, through either IPI path (kernel/core/spinlock.c, docs/boot.md "Waiting")."""
     r = boot(harts=128, bootargs="ktest=spinlock" + (" ipi_sbi=1" if method == "sbi" else ""), timeout=120)
     assert r.status == 0, r.output
     assert ktest_summary(r.output) == (1, 0)

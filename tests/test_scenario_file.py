@@ -1,7 +1,7 @@
 """Scenario files from the host (issue 45, point 8): a job list written in a file reaches the kernel
 at boot as QEMU's initrd (scripts/mosaic-run --scenario FILE) and runs as `scenario file`; a bad file
 is refused naming its line; the in-line list needs no quoting. The parser is the protocol core's
-(kernel/alloc/core/scenario_gen.c), so the many bad files are checked through the simulator, which
+(portable/alloc/scenario_gen.c), so the many bad files are checked through the simulator, which
 runs the same code on the host, and the kernel boots only for what only the kernel does."""
 import json
 import random

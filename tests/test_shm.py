@@ -1,4 +1,4 @@
-"""Shared-memory windows between the tasks of a job (kernel/shm.c, user/shmtest.c): every task of
+"""Shared-memory windows between the tasks of a job (kernel/mm/shm.c, user/shmtest.c): every task of
 a job sees the window, a task of another job does not (two jobs open the same name at once), a
 task outside a job is refused, bad names and sizes get errors, and every window's pages go back
 when its job ends."""

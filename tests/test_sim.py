@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 
 SIM = ROOT / "build" / "sim" / "mosaic-sim"
-CORE = sorted((ROOT / "kernel" / "alloc" / "core").glob("*.c"))
+CORE = sorted((ROOT / "portable" / "alloc").glob("*.c"))
 POLICIES = ("ac", "ab")
 SCHEMES = ("naive", "flood", "fixed", "adaptive")
 

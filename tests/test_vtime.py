@@ -1,4 +1,4 @@
-"""Per-core virtual time (vtime=1, kernel/vtime.c, docs/time.md): exact clocks, a ping-pong that
+"""Per-core virtual time (vtime=1, kernel/time/vtime.c, docs/time.md): exact clocks, a ping-pong that
 does not see busy cores, barriers that grow with the tree's depth, and a message trace checked
 here, on the host: no message consumed before its arrival, each core's messages in arrival
 order, none late under conservative synchronisation.

@@ -1,5 +1,5 @@
 /*
- * The kernel calls of a share group's tasks (kernel/share.h, docs/balancing.md): the
+ * The kernel calls of a share group's tasks (kernel/task/share/share.h, docs/balancing.md): the
  * task's rank and the group's size, and the group's barrier, which waits in the group's
  * wait mode (spin, yield or sleep). Outside a share group both answer -ENOTSUP.
  */

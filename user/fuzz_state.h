@@ -9,11 +9,11 @@
 #include <stdint.h>
 #include "fuzz_table.h"
 
-#define NREQ 16   /* request handles a task may hold (UTASK_REQUESTS in kernel/utask_internal.h) */
+#define NREQ 16   /* request handles a task may hold (UTASK_REQUESTS in kernel/task/utask_internal.h) */
 #define NGROUP 4  /* group handles a task may hold */
 #define MAXCORES 128
 #define ARENA_BYTES (96 * 1024) /* holds the largest message with room to spare */
-#define HEAP_LIMIT (512 * 1024) /* a task's heap (kernel/utask.h: UTASK_HEAP_LIMIT) */
+#define HEAP_LIMIT (512 * 1024) /* a task's heap (kernel/task/utask.h: UTASK_HEAP_LIMIT) */
 #define SLEEP_MAX_US 60000000ULL /* sleep_us refuses more (docs/microkernel.md) */
 
 enum group_kind { G_NONE, G_SELF, G_FOREIGN, G_MULTI, G_UNKNOWN };

@@ -140,7 +140,7 @@ static inline int call_exists(uint64_t nr)
 	       (nr >= KC_INVADE && nr <= KC_CLAIM);
 }
 
-/* The calls a task of an oversubscribed job may make (kernel/share.c, share_call_allowed: it
+/* The calls a task of an oversubscribed job may make (kernel/task/share/share.c, share_call_allowed: it
  * is time-sliced as a share group's task, with its own message endpoint); the others are
  * refused. Stated here again on purpose: the fuzzer checks the kernel against it. */
 static inline int oversub_allows(uint64_t nr)

@@ -1,5 +1,5 @@
 /*
- * The user side of Mosaic's kernel calls (numbers: kernel/kcall.h and
+ * The user side of Mosaic's kernel calls (numbers: kernel/kcall/kcall.h and
  * docs/microkernel.md). Each call returns a value >= 0 or a negative error
  * number (the kernel's errno values: -14 bad address, -38 not implemented, ...).
  */
@@ -317,7 +317,7 @@ static inline long mosaic_job_wait(struct mosaic_job_report *r, unsigned flags)
  * its first infect of that many members, then its job's shared windows (SHM_BASE, 2 MiB), mapped
  * by mosaic_shm_open; unmapped (and not the task's) before. */
 #define MOSAIC_ABOVE_STACK (4UL << 20)
-#define MOSAIC_TLS_BYTES 512 /* a task's thread-local data at most (kernel/utask.h: UTASK_TLS_BYTES) */
+#define MOSAIC_TLS_BYTES 512 /* a task's thread-local data at most (kernel/task/utask.h: UTASK_TLS_BYTES) */
 #define MOSAIC_INVADE_DOMAIN 0   /* cores of the owner's own domain only */
 #define MOSAIC_INVADE_ANYWHERE 1 /* any domain: through the job allocation protocol */
 struct mosaic_member {

@@ -3,7 +3,7 @@
  * one line (or 256 bytes) per call so a task's lines never interleave with
  * another's; sbrk grows the heap through KC_HEAP_GROW. The line is thread-local:
  * a team member that runs as an i-let shares its owner's memory, but every task
- * has its own thread-local block (the kernel points tp at it, kernel/utask.c).
+ * has its own thread-local block (the kernel points tp at it, kernel/task/utask.c).
  * Calls that need more than a register's worth of work on the user side live here too.
  */
 #include <stdio.h>

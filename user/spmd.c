@@ -1,5 +1,5 @@
 /*
- * spmd: a bulk-synchronous program for share groups (kernel/share.h): T iterations of
+ * spmd: a bulk-synchronous program for share groups (kernel/task/share/share.h): T iterations of
  * compute, each ended by the group's barrier, as an SPMD code's time steps are. Each rank
  * runs its own chain of a 64-bit LCG seeded by (arg, rank), W thousand steps per iteration
  * (rank 0 twice as many with the imbalance bit), and keeps a table of 256 words derived

@@ -98,7 +98,7 @@ static inline void publish(unsigned vcpu, uint64_t n)
 }
 
 /* One thread per vCPU: a segment begins. Published on every segment, not only at a read
- * marker: other harts read this slot to learn how far a running hart has got (kernel/vtime.c). */
+ * marker: other harts read this slot to learn how far a running hart has got (kernel/time/vtime.c). */
 static void on_exec(unsigned int vcpu, void *udata)
 {
 	if (vcpu >= max_vcpus)

@@ -1,6 +1,6 @@
 /*
  * The contract between the vclock QEMU plugin (vclock/vclock.c, host side) and the
- * kernel (kernel/vclock.c, guest side): the marker instructions and the layout of
+ * kernel (kernel/time/vclock.c, guest side): the marker instructions and the layout of
  * the slot table. Both sides include this file, so each value has one source of
  * truth; it holds only #defines, so assembly can include it too.
  *

@@ -2,7 +2,7 @@
  * Entry points that C cannot write: the boot hart's first instructions, the
  * secondary harts' start address given to SBI HSM, and the trap vector.
  */
-#include "kernel/config.h"
+#include "kernel/core/config.h"
 
 #define FRAME_SIZE (36 * 8)
 
@@ -73,7 +73,7 @@ isa_probe_message:
 /*
  * A hart the firmware released into _start after the boot hart: it checks in at
  * boot_strays[hart id] (1) and spins until the boot hart, whose hart_start for it
- * failed as "already available", stores its struct hart there (kernel/smp.c); then
+ * failed as "already available", stores its struct hart there (kernel/core/smp.c); then
  * it starts like any secondary. No WFI: its interrupts are not set up yet.
  */
 stray_hart:
@@ -277,7 +277,7 @@ uctx_leave:
 
 /*
  * call_on_stack(stack_top, fn, arg): runs fn(arg) on another stack and comes back
- * to the caller's (kernel/kthread.c). s0 keeps the caller's sp across the call.
+ * to the caller's (kernel/task/kthread.c). s0 keeps the caller's sp across the call.
  */
 	.globl call_on_stack
 call_on_stack:

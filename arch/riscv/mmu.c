@@ -1,8 +1,8 @@
 /* Sv39 page tables: three tables per task, the kernel's identity map as gigapages. */
 #include "arch/riscv/mmu.h"
 #include "arch/riscv/csr.h"
-#include "kernel/page_alloc.h"
-#include "kernel/config.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/core/config.h"
 
 #define SATP_SV39 (8UL << 60)
 #define GIGA (1UL << 30)
@@ -72,7 +72,7 @@ void as_destroy(struct address_space *as)
 	free_leaf(as->leaf);
 	free_leaf(as->ilets);
 	if (as->shm)
-		page_free(as->shm, 1); /* the table only: the windows' pages are kernel/shm.c's */
+		page_free(as->shm, 1); /* the table only: the windows' pages are kernel/mm/shm.c's */
 	if (as->mid)
 		page_free(as->mid, 1);
 	if (as->root)

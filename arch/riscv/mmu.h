@@ -18,7 +18,7 @@
 #define ILET_BASE (USER_BASE + USER_SPAN)
 #define ILET_SLOT (16ULL << 10)
 #define ILET_SLOTS (USER_SPAN / ILET_SLOT)
-/* The shared-memory windows of a job's task (kernel/shm.h): the 2 MiB after the i-let stacks,
+/* The shared-memory windows of a job's task (kernel/mm/shm.h): the 2 MiB after the i-let stacks,
  * a leaf table of its own. Its pages belong to the windows, not to the task. */
 #define SHM_BASE (ILET_BASE + USER_SPAN)
 
@@ -57,7 +57,7 @@ bool as_map(struct address_space *as, uint64_t va, uint64_t pa, uint64_t flags);
 /* The physical page behind a user page, or 0. */
 uint64_t as_lookup(const struct address_space *as, uint64_t va);
 /* Frees the tables and every mapped page, except those of the shared windows (their owner is
- * kernel/shm.c, which the task's end tells). */
+ * kernel/mm/shm.c, which the task's end tells). */
 void as_destroy(struct address_space *as);
 /* Fills as with the tables of the address space whose root table is at root_pa, without
  * owning them (an i-let runs in its owner's address space: never as_destroy it). */

@@ -1,6 +1,6 @@
 /*
  * Kernel context switch for pico-kernels that time-slice several user tasks
- * (kernel/share.c). A context is 14 words: ra, sp, s0..s11, the state a C caller
+ * (kernel/task/share/share.c). A context is 14 words: ra, sp, s0..s11, the state a C caller
  * expects to survive a call; everything else is caller-saved or lives in the
  * trap frame on the context's own stack.
  */

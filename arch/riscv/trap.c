@@ -1,11 +1,11 @@
 /* S-mode trap dispatch: interrupts go to their drivers, U-mode exceptions to the task code, any other exception is a panic. */
 #include "arch/riscv/trap.h"
 #include "arch/riscv/csr.h"
-#include "kernel/hart.h"
-#include "kernel/panic.h"
-#include "kernel/stack_guard.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/panic.h"
+#include "kernel/core/stack_guard.h"
 #include "drivers/timer.h"
-#include "kernel/utask.h"
+#include "kernel/task/utask.h"
 
 extern char trap_vector[];
 

@@ -1,6 +1,6 @@
 /* Mesh geometry and XY routing; pure functions over the table built at boot. */
 #include "drivers/noc/mesh.h"
-#include "kernel/platform.h"
+#include "kernel/core/platform.h"
 #include "lib/string.h"
 #include "lib/format.h"
 

@@ -9,10 +9,10 @@
 
 #include <stdint.h>
 #include <stdbool.h>
-#include "kernel/config.h"
-#include "drivers/noc/timing.h"
+#include "kernel/core/config.h"
+#include "portable/noc/timing.h"
 
-/* The timing model's directions (drivers/noc/timing.h): one numbering of links for both. */
+/* The timing model's directions (portable/noc/timing.h): one numbering of links for both. */
 enum mesh_dir {
 	MESH_EAST = NOC_EAST,
 	MESH_WEST = NOC_WEST,

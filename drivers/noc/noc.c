@@ -6,22 +6,22 @@
  * Walking the XY route, the head reaches link i at time a_i and takes the earliest
  * gap at or after a_i in the link's bookings that is long enough for the tail
  * (flits * t_flit), waiting if it must; it books that interval and moves on t_hop
- * later (drivers/noc/timing.c: bookings are intervals of time, so a sender whose
+ * later (portable/noc/timing.c: bookings are intervals of time, so a sender whose
  * clock is behind is not delayed by a booking made in its future). Two flows that
  * share a link therefore delay each other; flows on disjoint links do not. Messages
  * between one pair never overtake each other.
  */
 #include "drivers/noc/noc.h"
 #include "drivers/timer.h"
-#include "kernel/hart.h"
-#include "kernel/bootargs.h"
-#include "kernel/console.h"
-#include "kernel/errno.h"
-#include "kernel/kheap.h"
-#include "kernel/platform.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/bootargs.h"
+#include "kernel/console/console.h"
+#include "kernel/core/errno.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/core/platform.h"
 #include "lib/string.h"
 #include "lib/bits.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 #include "drivers/noc/noc_ep.h"
 
 struct noc_params noc_params = {
@@ -250,7 +250,7 @@ int noc_hw_send(unsigned src, unsigned dst, uint16_t type, int32_t tag, uint32_t
 	slot->used = true;
 	mb->used++;
 	/* The core to tell is the one that hosts dst now, read again under the lock: a task moved
-	 * between cores (kernel/share.c) is placed at its new core before it looks at its mailbox
+	 * between cores (kernel/task/share/share.c) is placed at its new core before it looks at its mailbox
 	 * there, so either that look (under this lock, after us) finds the message, or this read
 	 * finds the new core. The core read at the start could be the old one, and the task would
 	 * sleep through its message on the new one (on the serial clock no poll looks again, so

@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include "drivers/noc/noc_config.h"
 #include "drivers/noc/mesh.h"
-#include "kernel/spinlock.h"
+#include "kernel/core/spinlock.h"
 #include "drivers/noc/noc_ep.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 
 /*
  * Two channels, each with mailboxes and credits of its own: the kernel's and the
@@ -83,7 +83,7 @@ struct noc_core_stats {
 };
 
 struct noc_params {
-	struct noc_timing timing; /* the latency model's parameters (drivers/noc/timing.h) */
+	struct noc_timing timing; /* the latency model's parameters (portable/noc/timing.h) */
 	uint64_t depth;
 	uint64_t check_xsend; /* check xsend's rules R2/R3 at run time */
 };

@@ -7,9 +7,9 @@
 #include "drivers/noc/noc_ep.h"
 #include "drivers/noc/noc.h"
 #include "drivers/noc/mesh.h"
-#include "kernel/hart.h"
-#include "kernel/errno.h"
-#include "kernel/spinlock.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/errno.h"
+#include "kernel/core/spinlock.h"
 
 enum ep_state { EP_FREE = 0, EP_RESERVED, EP_BOUND, EP_CLOSED };
 

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
-#include "kernel/config.h"
+#include "kernel/core/config.h"
 #include "drivers/noc/mesh.h"
 
 #define NOC_EP_VIRT_BASE MOSAIC_MAX_HARTS   /* the first virtual endpoint id */

@@ -1,14 +1,14 @@
 /*
  * Looking at the NoC: the shell's `noc` (a heat map of link load and per-core
- * counters; `mesh`, in kernel/domain.c, draws the tiles), and the JSON dump of
+ * counters; `mesh`, in kernel/domain/domain.c, draws the tiles), and the JSON dump of
  * every counter at power-off (boot argument noc_stats=1).
  */
 #include "drivers/noc/noc.h"
-#include "kernel/shell.h"
-#include "kernel/console.h"
-#include "kernel/bootargs.h"
-#include "kernel/poweroff.h"
-#include "kernel/hart.h"
+#include "kernel/console/shell.h"
+#include "kernel/console/console.h"
+#include "kernel/core/bootargs.h"
+#include "kernel/core/poweroff.h"
+#include "kernel/core/hart.h"
 #include "lib/string.h"
 
 static uint64_t dump_at_poweroff;

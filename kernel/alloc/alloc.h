@@ -16,10 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
-#include "kernel/config.h"
+#include "kernel/core/config.h"
 
-#include "kernel/alloc/core/job.h" /* the policies, schemes, settings and struct job_spec */
-#include "kernel/alloc/core/proto.h" /* struct job_hold */
+#include "portable/alloc/job.h" /* the policies, schemes, settings and struct job_spec */
+#include "portable/alloc/proto.h" /* struct job_hold */
 
 extern struct alloc_config alloc_cfg;
 
@@ -89,7 +89,7 @@ int alloc_collect_by(struct job_report *r, bool block, uint64_t deadline_ns);
 /* Jobs this core submitted whose reports have not been collected yet. */
 unsigned alloc_outstanding(void);
 
-/* The micro-kernel's step in the idle loop (kernel/background.c): Algorithm 1's
+/* The micro-kernel's step in the idle loop (kernel/domain/background.c): Algorithm 1's
  * non-blocking header receive, the message's handler, then the policy's periodic
  * procedure. True if it did something. */
 bool alloc_step(void);

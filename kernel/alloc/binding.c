@@ -1,5 +1,5 @@
 /*
- * The protocol core's environment in the kernel (kernel/alloc/core/proto_env.h):
+ * The protocol core's environment in the kernel (portable/alloc/proto_env.h):
  * a micro-kernel sends its protocol messages on the NoC, reads its core's virtual
  * clock, gets its timers from its own dispatcher, starts a job's tasks on its
  * pico-kernels (run.c) and reports to the observers (observe.c). Also Algorithm
@@ -9,20 +9,20 @@
  */
 #include <stdarg.h>
 #include "kernel/alloc/proto.h"
-#include "kernel/alloc/core/proto_env.h"
-#include "kernel/domain.h"
-#include "kernel/hart.h"
-#include "kernel/kheap.h"
-#include "kernel/panic.h"
-#include "kernel/errno.h"
-#include "kernel/console.h"
+#include "portable/alloc/proto_env.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/hart.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/core/panic.h"
+#include "kernel/core/errno.h"
+#include "kernel/console/console.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "drivers/noc/mesh.h"
 #include "drivers/noc/noc_ep.h"
 #include "drivers/timer.h"
 #include "lib/format.h"
 #include "lib/string.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 
 struct mk mks[MOSAIC_MAX_HARTS];
 struct proto_world alloc_world;

@@ -6,11 +6,11 @@
  * runs on core i); only that core touches it.
  */
 #include "kernel/alloc/proto.h"
-#include "kernel/domain.h"
-#include "kernel/hart.h"
-#include "kernel/kheap.h"
-#include "kernel/errno.h"
-#include "kernel/utask.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/hart.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/core/errno.h"
+#include "kernel/task/utask.h"
 #include "drivers/noc/mesh.h"
 #include "lib/string.h"
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
-#include "kernel/alloc/core/claim.h" /* struct member_result */
+#include "portable/alloc/claim.h" /* struct member_result */
 
 #define INVADE_DOMAIN 0   /* cores of the owner's own domain only */
 #define INVADE_ANYWHERE 1 /* cores of any domain (through every micro-kernel) */

@@ -7,17 +7,17 @@
  */
 #include <stdarg.h>
 #include "kernel/alloc/proto.h"
-#include "kernel/bootargs.h"
-#include "kernel/console.h"
-#include "kernel/hart.h"
-#include "kernel/domain.h"
-#include "kernel/kheap.h"
-#include "kernel/poweroff.h"
-#include "kernel/shell.h"
+#include "kernel/core/bootargs.h"
+#include "kernel/console/console.h"
+#include "kernel/core/hart.h"
+#include "kernel/domain/domain.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/core/poweroff.h"
+#include "kernel/console/shell.h"
 #include "drivers/timer.h"
 #include "lib/format.h"
 #include "lib/string.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 
 /* ---- statistics ---- */
 

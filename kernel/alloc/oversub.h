@@ -2,7 +2,7 @@
  * A micro-kernel's part of an oversubscribed job (more tasks than cores,
  * docs/balancing.md). Rank r runs on the job's core r mod C (C: its cores in rank order,
  * as the spawn lists them); the ranks on this micro-kernel's cores run there as one share
- * group (kernel/share.h): time-sliced, placed by the job's placement, waiting by its
+ * group (kernel/task/share/share.h): time-sliced, placed by the job's placement, waiting by its
  * wait mode, each with its own job context and virtual message endpoint
  * (drivers/noc/noc_ep.h, rank r's is ep_first + r). Tasks move only between the cores of
  * one part: they are the cores its micro-kernel committed, and a task moved into another

@@ -1,6 +1,6 @@
 /*
  * The kernel's side of the job allocation protocol: how the portable core
- * (kernel/alloc/core/proto.h, the same files as the host simulator's) is bound to
+ * (portable/alloc/proto.h, the same files as the host simulator's) is bound to
  * the kernel's NoC messages, clocks and pico-kernels (binding.c, run.c), the
  * submitters' side (submit.c, scenario.c), invasive computing (claim.c, team.c,
  * claim_owner.c) and the observers (observe.c, watchdog.c). A struct mk belongs
@@ -14,7 +14,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdbool.h>
-#include "kernel/alloc/core/proto.h"
+#include "portable/alloc/proto.h"
 #include "kernel/alloc/alloc.h"
 #include "kernel/alloc/invasive.h"
 #include "kernel/msg/msg.h"

@@ -1,6 +1,6 @@
 /*
  * A spawned job's tasks on the pico-kernels (real-task mode): the protocol core
- * (kernel/alloc/core/spawn.c) decides which cores run a part of the job; this
+ * (portable/alloc/spawn.c) decides which cores run a part of the job; this
  * file hands each task to its core with hart_call, runs it there behind the
  * job's start barrier, and sends its end back to the micro-kernel as a
  * TASK_DONE message. Tasks whose core was still busy are tried again. An
@@ -8,22 +8,22 @@
  * (kernel/alloc/oversub.c).
  */
 #include "kernel/alloc/proto.h"
-#include "kernel/alloc/core/proto_env.h"
-#include "kernel/domain.h"
-#include "kernel/hart.h"
-#include "kernel/kheap.h"
-#include "kernel/panic.h"
-#include "kernel/errno.h"
-#include "kernel/console.h"
-#include "kernel/utask.h"
+#include "portable/alloc/proto_env.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/hart.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/core/panic.h"
+#include "kernel/core/errno.h"
+#include "kernel/console/console.h"
+#include "kernel/task/utask.h"
 #include "kernel/msg/group.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "drivers/noc/mesh.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 #include "kernel/alloc/oversub.h"
-#include "kernel/share.h"
+#include "kernel/task/share/share.h"
 
 /* The job each pico-kernel runs a task of; written by that core only (for its kernel calls). */
 static struct job_ctx job_ctxs[MOSAIC_MAX_HARTS];

@@ -7,19 +7,19 @@
  * measure propagation (propbench) and mark a grid link failed (linkfail).
  */
 #include "kernel/alloc/proto.h"
-#include "kernel/alloc/core/scenario_gen.h"
-#include "kernel/bootargs.h"
-#include "kernel/console.h"
-#include "kernel/domain.h"
-#include "kernel/errno.h"
-#include "kernel/hart.h"
-#include "kernel/kheap.h"
-#include "kernel/shell.h"
-#include "kernel/utask.h"
+#include "portable/alloc/scenario_gen.h"
+#include "kernel/core/bootargs.h"
+#include "kernel/console/console.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/errno.h"
+#include "kernel/core/hart.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/console/shell.h"
+#include "kernel/task/utask.h"
 #include "drivers/timer.h"
 #include "lib/format.h"
 #include "lib/string.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 
 extern uint64_t alloc_kind_msgs[AK_KINDS], alloc_kind_hops[AK_KINDS];
 extern uint64_t alloc_violations;
@@ -35,7 +35,7 @@ struct scenario {
 
 static const char *const real_programs[] = {"compute", "ring", "stencil", "isort"};
 
-/* The jobs of spec on this machine (kernel/alloc/core/scenario_gen.c generates them, the
+/* The jobs of spec on this machine (portable/alloc/scenario_gen.c generates them, the
  * simulator's too); false and the refusal in err. */
 static bool generate(struct scenario *sc, const char *spec, char *err, unsigned errlen)
 {
@@ -202,7 +202,7 @@ static char scenario_arg[BOOTARG_STR_MAX];
 BOOTARG_STR("scenario", scenario_arg,
 	    "run this job scenario at boot (as the shell's 'scenario' command; 'file': mosaic-run --scenario FILE)");
 
-/* The boot argument runs before any cmd=: see kernel/main.c. Its words are split here, not by
+/* The boot argument runs before any cmd=: see kernel/core/main.c. Its words are split here, not by
  * the shell, whose 15 words would hold only 3 jobs of the spaced list form. */
 int alloc_boot_scenario(void)
 {

@@ -1,17 +1,17 @@
 /*
  * The scenario file: a job list the host hands the kernel at boot as QEMU's initrd
  * (`scripts/mosaic-run --scenario FILE` adds `-initrd FILE`; QEMU writes where it put
- * it into /chosen, kernel/platform.c reads that). Its pages are reserved from the page
- * allocator's init (kernel/page_alloc.c) until scenario_file_load copies the text into
+ * it into /chosen, kernel/core/platform.c reads that). Its pages are reserved from the page
+ * allocator's init (kernel/mm/page_alloc.c) until scenario_file_load copies the text into
  * pages of its own and gives the initrd's back, at boot, before the other harts run.
  * What the text says is checked when it is run (`scenario file`: the portable core's
  * scenario_gen.c, which refuses a bad file by its line).
  */
 #include "kernel/alloc/alloc.h"
-#include "kernel/alloc/core/scenario_gen.h"
-#include "kernel/console.h"
-#include "kernel/page_alloc.h"
-#include "kernel/platform.h"
+#include "portable/alloc/scenario_gen.h"
+#include "kernel/console/console.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/core/platform.h"
 #include "lib/string.h"
 
 /* Written once by the boot hart before the other harts start, read-only afterwards. */

@@ -8,15 +8,15 @@
  * owner's program in an address space of its own, sharing no memory.
  */
 #include "kernel/alloc/proto.h"
-#include "kernel/domain.h"
-#include "kernel/hart.h"
-#include "kernel/kheap.h"
-#include "kernel/panic.h"
-#include "kernel/errno.h"
-#include "kernel/utask.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/hart.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/core/panic.h"
+#include "kernel/core/errno.h"
+#include "kernel/task/utask.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 
 /* Runs on the member's core; the last thing it does is tell the claim's home. */
 static void member_main(void *arg)

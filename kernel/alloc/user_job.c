@@ -8,12 +8,12 @@
  */
 #include "kernel/alloc/user_job.h"
 #include "kernel/alloc/proto.h"
-#include "kernel/background.h"
-#include "kernel/domain.h"
-#include "kernel/errno.h"
-#include "kernel/hart.h"
-#include "kernel/kheap.h"
-#include "kernel/share.h"
+#include "kernel/domain/background.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/errno.h"
+#include "kernel/core/hart.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/task/share/share.h"
 #include "lib/string.h"
 
 struct core_jobs {

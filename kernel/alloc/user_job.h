@@ -5,7 +5,7 @@
  * so the state is the core's: the handles of the jobs its task has outstanding, and
  * how many reports of tasks that ended before collecting them are still to come
  * (orphans), which the core throws away as they arrive. A task on a time-sliced core
- * cannot make these calls (kernel/share.c), so a core runs at most one task with jobs.
+ * cannot make these calls (kernel/task/share/share.c), so a core runs at most one task with jobs.
  */
 #ifndef KERNEL_ALLOC_USER_JOB_H
 #define KERNEL_ALLOC_USER_JOB_H

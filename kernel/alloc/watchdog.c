@@ -13,14 +13,14 @@
  * whichever core notices the stall first prints the report, once per stall.
  */
 #include "kernel/alloc/proto.h"
-#include "kernel/bootargs.h"
-#include "kernel/console.h"
-#include "kernel/domain.h"
-#include "kernel/hart.h"
-#include "kernel/spinlock.h"
+#include "kernel/core/bootargs.h"
+#include "kernel/console/console.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/spinlock.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "drivers/timer.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 #include "lib/format.h"
 
 static uint64_t watchdog_s;

@@ -11,12 +11,12 @@
  * Every time is a span on the cores' own clocks: from the first member's start to the last
  * member's end (kernel/msg/coll_tune.c, coll_measure), the median of reps.
  */
-#include "kernel/shell.h"
-#include "kernel/console.h"
-#include "kernel/hart.h"
+#include "kernel/console/shell.h"
+#include "kernel/console/console.h"
+#include "kernel/core/hart.h"
 #include "kernel/msg/group.h"
 #include "kernel/msg/coll_tune.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 #include "drivers/timer.h"
 #include "drivers/noc/mesh.h"
 #include "lib/string.h"

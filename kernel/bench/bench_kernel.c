@@ -31,24 +31,24 @@
  * is lost would otherwise hang the benchmark; instead the run ends with a
  * "stuck" line saying what domain 0's master is doing, and status 1.
  */
-#include "kernel/shell.h"
-#include "kernel/console.h"
-#include "kernel/hart.h"
-#include "kernel/ktest.h"
-#include "kernel/kcall.h"
-#include "kernel/domain.h"
-#include "kernel/errno.h"
-#include "kernel/poweroff.h"
-#include "kernel/prof.h"
-#include "kernel/config.h"
+#include "kernel/console/shell.h"
+#include "kernel/console/console.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/ktest.h"
+#include "kernel/kcall/kcall.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/errno.h"
+#include "kernel/core/poweroff.h"
+#include "kernel/core/prof.h"
+#include "kernel/core/config.h"
 #include "kernel/msg/msg.h"
 #include "drivers/noc/noc.h"
 #include "drivers/timer.h"
 #include "arch/riscv/csr.h"
 #include "lib/string.h"
 #include "lib/stats.h"
-#include "kernel/vtime.h"
-#include "kernel/background.h"
+#include "kernel/time/vtime.h"
+#include "kernel/domain/background.h"
 
 #define MAX_REPS 64
 #define LOCAL_BATCH 1000
@@ -82,7 +82,7 @@ static void settle(void)
  * message in flight to it (without that, a partner waiting for its clock to pass that arrival
  * would wait for ever: the NoC's lookahead is 0 with a free NoC), and it holds nobody back
  * otherwise. The flag carries the poster's clock: the waiter resumes no earlier than that, as
- * a hart_call does (kernel/vtime.h). On the machine's clock a plain wait.
+ * a hart_call does (kernel/time/vtime.h). On the machine's clock a plain wait.
  */
 static void handshake_post(volatile uint32_t *flag, uint32_t value, uint64_t *stamp, unsigned other)
 {
@@ -201,7 +201,7 @@ static void watch_side(void *arg)
 	struct watch *w = arg;
 	core_hand_over_flag(w->boss, &w->armed, 1, &w->armed_ns);
 	/* on the virtual clock the watcher is not part of the simulated machine: it waits for
-	 * nothing, so that no core waits for its clock (kernel/vtime.h) */
+	 * nothing, so that no core waits for its clock (kernel/time/vtime.h) */
 	vtime_wait_begin();
 	uint64_t unused;
 	vtime_idle(UINT64_MAX, UINT64_MAX, &unused);

@@ -2,26 +2,26 @@
  * The NoC benchmark behind `make bench-noc` (scripts/bench-noc runs it under
  * -icount and collects the lines). Shell command `bench-noc [reps]`: every
  * result is one line "bench-noc: {json}". All figures use the real message path;
- * times are each core's clock (kernel/vtime.h: its own virtual clock with vtime=1, else
+ * times are each core's clock (kernel/time/vtime.h: its own virtual clock with vtime=1, else
  * the machine's), instruction counts the core's own (core_instructions: the vclock
  * plugin's exact count, or instret, exact only under -icount, which serialises the harts).
  */
-#include "kernel/shell.h"
-#include "kernel/console.h"
-#include "kernel/hart.h"
-#include "kernel/ktest.h"
-#include "kernel/errno.h"
+#include "kernel/console/shell.h"
+#include "kernel/console/console.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/ktest.h"
+#include "kernel/core/errno.h"
 #include "kernel/msg/msg.h"
 #include "kernel/msg/group.h"
 #include "drivers/noc/noc.h"
 #include "drivers/timer.h"
-#include "kernel/prof.h"
+#include "kernel/core/prof.h"
 #include "arch/riscv/csr.h"
 #include "lib/string.h"
 #include "lib/stats.h"
-#include "kernel/vtime.h"
-#include "kernel/background.h"
-#include "kernel/vclock.h"
+#include "kernel/time/vtime.h"
+#include "kernel/domain/background.h"
+#include "kernel/time/vclock.h"
 
 #define MAX_REPS 32
 

@@ -8,16 +8,16 @@
  * create to the last wait; memory is what the execution contexts hold: a
  * dispatcher runs on its core's own kernel stack, a thread has an 8 KiB stack.
  */
-#include "kernel/shell.h"
-#include "kernel/console.h"
-#include "kernel/hart.h"
-#include "kernel/domain.h"
-#include "kernel/page_alloc.h"
-#include "kernel/kthread.h"
+#include "kernel/console/shell.h"
+#include "kernel/console/console.h"
+#include "kernel/core/hart.h"
+#include "kernel/domain/domain.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/task/kthread.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 
 #define MAX_UNITS 29
 #define UNIT_BYTES (16 * PAGE_SIZE)

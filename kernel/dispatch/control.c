@@ -6,7 +6,7 @@
  */
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/dispatch/dispatch_internal.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 
 int task_continue(struct task *t)
 {

@@ -9,7 +9,7 @@
 #ifndef KERNEL_DISPATCH_INTERNAL_H
 #define KERNEL_DISPATCH_INTERNAL_H
 
-#include "kernel/spinlock.h"
+#include "kernel/core/spinlock.h"
 #include "kernel/dispatch/task.h"
 #include "kernel/dispatch/queue.h"
 
@@ -41,7 +41,7 @@ void dispatcher_queue_ready_locked(struct dispatcher *d, struct task *t);
 void dispatcher_unqueue_locked(struct dispatcher *d, struct task *t);
 /* Wakes core cpu (IPI_WAKE) unless it is the caller's: something was queued on it, ready
  * no earlier than `at`, a vtime_stamp() the caller took before it queued and releases
- * (vtime_stamp_done) after the kick: the core's bound drops to `at` (kernel/vtime.h). */
+ * (vtime_stamp_done) after the kick: the core's bound drops to `at` (kernel/time/vtime.h). */
 void dispatcher_kick(unsigned cpu, uint64_t at);
 
 /* task_dispatch's first step: every CREATED task reachable from root becomes BLOCKED on cpu. */

@@ -6,9 +6,9 @@
  */
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/dispatch/dispatch_internal.h"
-#include "kernel/hart.h"
+#include "kernel/core/hart.h"
 #include "drivers/timer.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 
 struct dispatcher dispatchers[MOSAIC_MAX_HARTS] = {
 	[0 ... MOSAIC_MAX_HARTS - 1] = {.lock = SPINLOCK_INIT("dispatcher")},

@@ -8,8 +8,8 @@
  * which a task is pushed once, by whoever changed its state.
  */
 #include "kernel/dispatch/dispatch_internal.h"
-#include "kernel/hart.h"
-#include "kernel/vtime.h"
+#include "kernel/core/hart.h"
+#include "kernel/time/vtime.h"
 
 static uint32_t walk_epoch;
 

@@ -6,10 +6,10 @@
  */
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/dispatch/dispatch_internal.h"
-#include "kernel/hart.h"
-#include "kernel/domain.h"
+#include "kernel/core/hart.h"
+#include "kernel/domain/domain.h"
 #include "drivers/timer.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 
 /* A stop request names the loop it is for by its call's token: one that came as an earlier
  * loop ended (a late stopper) must not stop the next loop started here. */
@@ -32,7 +32,7 @@ void dispatcher_loop(void *arg)
 		 * a timed task is due, or dispatcher_stop asks us to return */
 		uint32_t gen = dispatcher_generation(me);
 		/* the dispatcher keeps time on this core's clock: under virtual time a timed task
-		 * falling due is a jump, not a sleep (kernel/vtime.h) */
+		 * falling due is a jump, not a sleep (kernel/time/vtime.h) */
 		vtime_wait_begin();
 		uint64_t due = dispatcher_next_deadline(me), work = dispatcher_next_work_deadline(me), wake;
 		uint32_t nudges = vtime_nudges();

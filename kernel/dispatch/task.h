@@ -17,8 +17,8 @@
 
 #include <stdint.h>
 #include <stdbool.h>
-#include "kernel/config.h"
-#include "kernel/errno.h"
+#include "kernel/core/config.h"
+#include "kernel/core/errno.h"
 
 
 #define TASK_MAX_ARGS 4     /* argument words a task carries */
@@ -64,7 +64,7 @@ struct task {
 	uint8_t nchildren;
 	bool cancel_requested; /* task_cancel while it ran: end it instead of running it again */
 	bool continue_pending; /* task_continue while it ran: a STOP from this run re-queues at once */
-	bool observer;         /* task_set_observer: nobody waits for it (kernel/vtime.h) */
+	bool observer;         /* task_set_observer: nobody waits for it (kernel/time/vtime.h) */
 	uint32_t nparents;     /* connected parents */
 	uint32_t pending;      /* parents that have not completed yet (counts down after dispatch) */
 	struct task *children[TASK_MAX_CHILDREN];
@@ -72,12 +72,12 @@ struct task {
 	uint64_t period;       /* ticks between the starts of two runs (0: not periodic) */
 	uint64_t release;      /* when it leaves the timed queue (ticks) */
 	uint64_t last_start;   /* when the last run started (ticks) */
-	uint64_t ready_ns;     /* the queuer's clock when it was made ready (kernel/vtime.h) */
+	uint64_t ready_ns;     /* the queuer's clock when it was made ready (kernel/time/vtime.h) */
 	volatile uint64_t runs; /* times its function was called */
 
 	/* --- the requesters' synchronisation --- */
 	volatile uint32_t done; /* set last, when the task has ended and will not be touched again */
-	uint64_t end_ns;        /* the ender's clock when it ended (kernel/vtime.h): a waiter's news of it */
+	uint64_t end_ns;        /* the ender's clock when it ended (kernel/time/vtime.h): a waiter's news of it */
 	uint64_t waiters[MOSAIC_MAX_HARTS / 64]; /* cores sleeping in task_wait, woken by IPI_WAKE */
 
 	/* --- links, private to kernel/dispatch --- */

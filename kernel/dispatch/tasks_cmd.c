@@ -6,10 +6,10 @@
  */
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/dispatch/dispatch_internal.h"
-#include "kernel/shell.h"
-#include "kernel/console.h"
-#include "kernel/hart.h"
-#include "kernel/domain.h"
+#include "kernel/console/shell.h"
+#include "kernel/console/console.h"
+#include "kernel/core/hart.h"
+#include "kernel/domain/domain.h"
 #include "lib/string.h"
 
 SHELL_CMD_NOWAIT(tasks, "tasks [all]", "per-core task dispatchers: queue lengths, tasks run, completed, failed")

@@ -7,9 +7,9 @@
  */
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/dispatch/dispatch_internal.h"
-#include "kernel/hart.h"
-#include "kernel/background.h"
-#include "kernel/vtime.h"
+#include "kernel/core/hart.h"
+#include "kernel/domain/background.h"
+#include "kernel/time/vtime.h"
 
 static bool is_done(struct task *t) { return __atomic_load_n(&t->done, __ATOMIC_ACQUIRE) != 0; }
 static bool is_done_cb(void *t) { return is_done(t); }
@@ -25,7 +25,7 @@ int64_t task_wait(struct task *t)
 		t->waiters[me / 64] |= 1UL << (me % 64);
 	spin_unlock(&d->lock, s);
 
-	/* Outside a task, wait the way every core waits (kernel/background.c): run this core's own
+	/* Outside a task, wait the way every core waits (kernel/domain/background.c): run this core's own
 	 * tasks meanwhile (the task waited for may be one of them) and, on a master, serve its
 	 * domain's kernel calls. Inside a task that would nest tasks on one stack, so only sleep. */
 	if (dispatchers[me].current == NULL)

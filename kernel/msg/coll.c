@@ -1,10 +1,10 @@
 /* Groups, and the collectives' public calls: checks, the strict mode's barriers, and which
  * algorithm of coll_algo.c runs (see group.h). */
 #include "kernel/msg/coll_internal.h"
-#include "kernel/hart.h"
-#include "kernel/errno.h"
-#include "kernel/kheap.h"
-#include "kernel/bootargs.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/errno.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/core/bootargs.h"
 #include "drivers/noc/mesh.h"
 #include "drivers/noc/noc_ep.h"
 #include "lib/string.h"

@@ -7,8 +7,8 @@
  * Binomial trees work on virtual ranks v = (rank - root) mod n, so the root is v = 0.
  */
 #include "kernel/msg/coll_internal.h"
-#include "kernel/errno.h"
-#include "kernel/kheap.h"
+#include "kernel/core/errno.h"
+#include "kernel/mm/kheap.h"
 #include "lib/string.h"
 
 int coll_send(struct msg_group *g, unsigned rank, int tag, const void *buf, uint64_t len)

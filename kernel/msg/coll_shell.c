@@ -5,10 +5,10 @@
  * it runs the shell is busy, and with no task alive nothing else can start one.
  */
 #include "kernel/msg/coll_tune.h"
-#include "kernel/hart.h"
-#include "kernel/errno.h"
-#include "kernel/shell.h"
-#include "kernel/console.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/errno.h"
+#include "kernel/console/shell.h"
+#include "kernel/console/console.h"
 #include "kernel/alloc/alloc.h"
 #include "drivers/timer.h"
 #include "lib/string.h"

@@ -9,10 +9,10 @@
 #include "kernel/msg/msg.h"
 #include "drivers/noc/noc.h"
 #include "drivers/noc/noc_ep.h"
-#include "kernel/kheap.h"
-#include "kernel/hart.h"
-#include "kernel/shell.h"
-#include "kernel/console.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/core/hart.h"
+#include "kernel/console/shell.h"
+#include "kernel/console/console.h"
 #include "lib/string.h"
 
 SHELL_CMD_NOWAIT(mailboxes, "mailboxes [all]",

@@ -8,16 +8,16 @@
  * cores.
  */
 #include "kernel/msg/msg.h"
-#include "kernel/hart.h"
-#include "kernel/errno.h"
-#include "kernel/kheap.h"
-#include "kernel/bootargs.h"
-#include "kernel/console.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/errno.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/core/bootargs.h"
+#include "kernel/console/console.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
 #include "lib/bits.h"
-#include "kernel/vtime.h"
-#include "kernel/share.h"
+#include "kernel/time/vtime.h"
+#include "kernel/task/share/share.h"
 
 uint64_t msg_user_buffer = MSG_USER_BUFFER_DEFAULT;
 BOOTARG_U64("msg_user_buffer", msg_user_buffer, 0, 64 * 1024 * 1024,
@@ -466,7 +466,7 @@ static inline __attribute__((always_inline)) bool direct_done(void *arg)
 /* Makes progress on endpoint id, sleeping in WFI between attempts, until done(arg) (done NULL: a
  * blocking receive's direct_recv, checked inline): true
  * then. An interruptible wait (a user task's) gives up, false, once its task is to be
- * killed. A user task time-sliced with others on this core (kernel/share.h) gives the
+ * killed. A user task time-sliced with others on this core (kernel/task/share/share.h) gives the
  * core to them while it waits, by its job's wait mode; it waits here itself only when
  * every task of the core waits, so the core's clock jumps as a lone waiter's does.
  * Inlined into its three callers: a blocking receive whose message comes then returns through
@@ -510,7 +510,7 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 			continue; /* another task of this core ran meanwhile (or a spinner's slice goes on) */
 		uint64_t blocked_from = vtime_now_ns();
 		/* nothing to do before the next message in flight to us arrives: under virtual
-		 * time the clock jumps there once that is safe (kernel/vtime.c), else we sleep */
+		 * time the clock jumps there once that is safe (kernel/time/vtime.c), else we sleep */
 		vtime_wait_begin();
 		for (;;) {
 			/* including what came since the drain (without virtual time the sender's wake-up tells) */

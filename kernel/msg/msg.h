@@ -150,7 +150,7 @@ bool msg_type_here(uint16_t type, uint64_t *next_ns);
 bool msg_credit_waiters(void);
 
 /* Whether a message is visible now in endpoint ep's user mailbox (a time-sliced task that
- * waits may have something to take: kernel/share.c runs it). */
+ * waits may have something to take: kernel/task/share/share.c runs it). */
 bool msg_endpoint_has_news(unsigned ep);
 
 /* Messages waiting in this core's unhandled-message queue (for the shell and tests). */

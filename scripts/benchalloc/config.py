@@ -41,7 +41,7 @@ FIG51 = [("a", 3, PARALLEL_RUN_US, "3 micro-kernels"), ("b", 12, PARALLEL_RUN_US
          ("e", 24, 500000, "24 micro-kernels (long runs)"), ("f", 49, 500000, "49 micro-kernels (long runs)")]
 # Configurations that used to crash the kernel, booted on every full run to check it stays fixed (their logs
 # stay in build/bench/logs/): under ab, a job that ended while the sequencer's protocol messages for it were
-# still on their way made its home fail ASSERT(j) in mk_commit (kernel/alloc/core/mk.c; fixed in 19f3d2e). The
+# still on their way made its home fail ASSERT(j) in mk_commit (portable/alloc/mk.c; fixed in 19f3d2e). The
 # thesis gives no run time for Figs. 5.1a, 5.1b and 5.2, whose jobs run side by side; with 1 ms runs they hit
 # it, so those figures use PARALLEL_RUN_US.
 PROBES = [("5.1a", 7, "corners 3 1000"), ("5.2", 7, "simul 7 7 1000")]

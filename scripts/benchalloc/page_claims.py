@@ -248,7 +248,7 @@ def dense(figs, cl, how, raw, meshes, base):
             "(a few µs) weighs more against the NoC's latency than on the thesis's chip. " if early else ""))
         + "Active cancellation, for "
         "its part, has a cheaper way out of the worst case than the thesis's n - 1 cancellations in a row: a home "
-        "that already knows an older request does not send its own (`ac_begin`, kernel/alloc/core/policy_ac.c), and "
+        "that already knows an older request does not send its own (`ac_begin`, portable/alloc/policy_ac.c), and "
         "the cancellations go out from all homes at once, so the highest-priority job collects the machine after "
         "one round. It pays for this later: its total messages grow much faster with n")
     dense = [p for p in figs.get("5.3", {}).get("points", []) if p["mesh"] == base and

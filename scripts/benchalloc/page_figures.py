@@ -106,7 +106,7 @@ def docs_failures(data):
         if not all(p["ok"] for p in probes):
             L.append("Under the sequencer policy, a job whose run ends while protocol messages for it are still on "
                      "their way makes its home micro-kernel fail `ASSERT(j)` in `mk_commit` "
-                     "(kernel/alloc/core/mk.c): a late commitment finds no job. It needs runs shorter than the time the "
+                     "(portable/alloc/mk.c): a late commitment finds no job. It needs runs shorter than the time the "
                      "sequencer takes over the other jobs. In the exploratory boots made while this benchmark was "
                      "written, 1 ms runs hit it with corner jobs of 2 to 6 micro-kernels on 5x5 and 7x7, corner jobs "
                      "of 30 on 11x11, and Fig. 5.2 from 7x7 on, with the invariant checker on or off; runs of 10 ms "

@@ -83,7 +83,7 @@ def docs_sequencer(data):
         add("")
     add("A run of this benchmark on 2026-11-22 (kernel 92bdc15) measured a sequencer 10 to 100 times "
         "slower than this one does, and most of its verdicts followed from that. The cause was in the kernel, not in the protocol: "
-        "`ab_periodic` (kernel/alloc/core/policy_ab.c) runs on every micro-kernel after every event that changed its "
+        "`ab_periodic` (portable/alloc/policy_ab.c) runs on every micro-kernel after every event that changed its "
         "state, and it looked up the sequencer each time with a fresh search for the mesh centre: for each of the "
         "N micro-kernels, the hop distance to all N, on every micro-kernel after almost every message, so a wave "
         "cost in the order of N³. Since commit 19f3d2e the sequencer is chosen once at boot (`alloc_init`, "

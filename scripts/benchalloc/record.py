@@ -16,7 +16,7 @@ from .claims import claims
 from .config import GUEST_TIMEOUT_S, REALTASK_HARTS, ROOT, VCORES, clock_note
 from .runs import compact_jobs
 
-KERNEL_SOURCES = ["kernel", "drivers", "arch", "lib", "user", "tests/ktest", "linker.ld"]
+KERNEL_SOURCES = ["kernel", "portable", "drivers", "arch", "lib", "user", "tests/ktest", "linker.ld"]
 
 
 def git_revision():

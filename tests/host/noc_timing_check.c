@@ -1,12 +1,12 @@
 /*
- * Host check of the NoC timing model (drivers/noc/timing.c), compiled with the host gcc
+ * Host check of the NoC timing model (portable/noc/timing.c), compiled with the host gcc
  * by tests/test_noc_timing.py: the same file the kernel links must give the delays that
  * docs/noc.md states. Prints one line per failed check and "noc_timing: N checks, F failed".
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "drivers/noc/timing.h"
+#include "portable/noc/timing.h"
 
 static unsigned checks, failed;
 

@@ -6,7 +6,7 @@
 #ifndef TESTS_KTEST_COLL_CHECK_H
 #define TESTS_KTEST_COLL_CHECK_H
 
-#include "kernel/ktest.h"
+#include "kernel/core/ktest.h"
 
 #define COLL_CHECK_DEFAULT (-1) /* strict, tuned */
 #define COLL_CHECK_VARIANTS 8   /* variant v: mode v & 1, the (v >> 1)-th algorithm of each collective, or auto */

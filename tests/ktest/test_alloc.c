@@ -4,15 +4,15 @@
  * chose (real tasks on the default layout, or partial_sim=N). Every run checks
  * the invariants (alloc_check) and fails on any violation.
  */
-#include "kernel/ktest.h"
+#include "kernel/core/ktest.h"
 #include "kernel/alloc/proto.h"
-#include "kernel/domain.h"
-#include "kernel/errno.h"
-#include "kernel/hart.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/errno.h"
+#include "kernel/core/hart.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
 #include "lib/format.h"
-#include "kernel/shell.h"
+#include "kernel/console/shell.h"
 
 int alloc_scenario(const char *spec, unsigned reps, bool json, bool table, uint64_t timeout_s);
 extern uint64_t alloc_violations;

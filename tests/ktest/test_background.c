@@ -1,17 +1,17 @@
 /* ktest suite "background": what masters do in their idle time (kernel calls, console output, periodic tasks). */
-#include "kernel/ktest.h"
-#include "kernel/kcall.h"
-#include "kernel/domain.h"
-#include "kernel/hart.h"
-#include "kernel/console.h"
+#include "kernel/core/ktest.h"
+#include "kernel/kcall/kcall.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/hart.h"
+#include "kernel/console/console.h"
 #include "kernel/dispatch/dispatcher.h"
-#include "kernel/background.h"
-#include "kernel/noc_sampler.h"
+#include "kernel/domain/background.h"
+#include "kernel/domain/noc_sampler.h"
 #include "drivers/timer.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 #include "lib/string.h"
 #include "lib/format.h"
-#include "kernel/errno.h"
+#include "kernel/core/errno.h"
 
 
 static int first_pico(void)
@@ -161,8 +161,8 @@ KTEST(background, a_call_waits_for_at_most_one_task)
 	KT_ASSERT(task_start_served[LONG_TASKS - 1] > call_served_before); /* it was served before the last */
 }
 
-#include "kernel/kthread.h"
-#include "kernel/page_alloc.h"
+#include "kernel/task/kthread.h"
+#include "kernel/mm/page_alloc.h"
 
 static volatile unsigned ran_on[4];
 

@@ -1,15 +1,15 @@
-/* ktest suite "balance": share groups (kernel/share.h): tasks time-sliced on pico-kernels,
+/* ktest suite "balance": share groups (kernel/task/share/share.h): tasks time-sliced on pico-kernels,
  * the group's barrier in each wait mode, and tasks moved by the round-robin and speed
  * placements; every task must end exactly once with its own exact result. */
-#include "kernel/ktest.h"
-#include "kernel/share.h"
-#include "kernel/domain.h"
-#include "kernel/hart.h"
-#include "kernel/errno.h"
-#include "kernel/kheap.h"
-#include "kernel/page_alloc.h"
-#include "kernel/console.h"
-#include "kernel/background.h"
+#include "kernel/core/ktest.h"
+#include "kernel/task/share/share.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/errno.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/console/console.h"
+#include "kernel/domain/background.h"
 #include "lib/string.h"
 #include "kernel/msg/msg.h"
 #include "drivers/noc/noc.h"

@@ -1,6 +1,6 @@
 /* ktest suite "bootargs": the key=value parser, on a table of its own. */
-#include "kernel/ktest.h"
-#include "kernel/bootargs.h"
+#include "kernel/core/ktest.h"
+#include "kernel/core/bootargs.h"
 #include "lib/string.h"
 
 static uint64_t t_num, t_flag;

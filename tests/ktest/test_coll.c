@@ -5,13 +5,13 @@
  * does not; a mode or algorithm that does not exist is refused before anything is sent.
  */
 #include "tests/ktest/coll_check.h"
-#include "kernel/hart.h"
-#include "kernel/console.h"
-#include "kernel/errno.h"
-#include "kernel/kheap.h"
+#include "kernel/core/hart.h"
+#include "kernel/console/console.h"
+#include "kernel/core/errno.h"
+#include "kernel/mm/kheap.h"
 #include "kernel/msg/group.h"
 #include "kernel/msg/coll_tune.h"
-#include "kernel/vtime.h"
+#include "kernel/time/vtime.h"
 #include "lib/string.h"
 #include "lib/format.h"
 

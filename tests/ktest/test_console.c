@@ -1,8 +1,8 @@
 /* ktest suite "console": lines printed by many harts at once never interleave (checked by the host test too). */
-#include "kernel/ktest.h"
-#include "kernel/shell.h"
-#include "kernel/hart.h"
-#include "kernel/console.h"
+#include "kernel/core/ktest.h"
+#include "kernel/console/shell.h"
+#include "kernel/core/hart.h"
+#include "kernel/console/console.h"
 #include "lib/format.h"
 #include "lib/string.h"
 

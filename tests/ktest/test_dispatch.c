@@ -8,14 +8,14 @@
  * queued that points into a dead stack frame; each test's wrapper cancels what is
  * left of its tasks and stops the dispatcher loops it started.
  */
-#include "kernel/ktest.h"
-#include "kernel/vtime.h"
-#include "kernel/hart.h"
-#include "kernel/console.h"
-#include "kernel/errno.h"
-#include "kernel/kheap.h"
-#include "kernel/shell.h"
-#include "kernel/domain.h"
+#include "kernel/core/ktest.h"
+#include "kernel/time/vtime.h"
+#include "kernel/core/hart.h"
+#include "kernel/console/console.h"
+#include "kernel/core/errno.h"
+#include "kernel/mm/kheap.h"
+#include "kernel/console/shell.h"
+#include "kernel/domain/domain.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/dispatch/dispatch_internal.h"
 #include "drivers/timer.h"

@@ -1,7 +1,7 @@
 /* ktest suite "domain": splitting the mesh into rectangular domains with centred micro-kernels. */
-#include "kernel/ktest.h"
-#include "kernel/domain.h"
-#include "kernel/kheap.h"
+#include "kernel/core/ktest.h"
+#include "kernel/domain/domain.h"
+#include "kernel/mm/kheap.h"
 #include "drivers/noc/mesh.h"
 #include "lib/string.h"
 

@@ -1,7 +1,7 @@
 /* ktest suite "fdt": the device-tree reader, checked against what the tree itself says. */
-#include "kernel/ktest.h"
-#include "kernel/platform.h"
-#include "kernel/hart.h"
+#include "kernel/core/ktest.h"
+#include "kernel/core/platform.h"
+#include "kernel/core/hart.h"
 #include "lib/fdt.h"
 #include "lib/string.h"
 

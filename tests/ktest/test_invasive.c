@@ -5,12 +5,12 @@
  * micro-kernel. Standalone (not in "all"): it needs the real-task layout, and
  * the host runs it under both policies (tests/test_invasive.py).
  */
-#include "kernel/ktest.h"
+#include "kernel/core/ktest.h"
 #include "kernel/alloc/proto.h"
-#include "kernel/domain.h"
-#include "kernel/hart.h"
-#include "kernel/utask.h"
-#include "kernel/console.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/hart.h"
+#include "kernel/task/utask.h"
+#include "kernel/console/console.h"
 #include "drivers/timer.h"
 
 static struct utask_result results[MOSAIC_MAX_HARTS];

@@ -1,7 +1,7 @@
 /* ktest suite "ipi": every hart pings every other hart through SBI IPIs, and broadcasts cross 64-hart windows. */
-#include "kernel/ktest.h"
-#include "kernel/hart.h"
-#include "kernel/console.h"
+#include "kernel/core/ktest.h"
+#include "kernel/core/hart.h"
+#include "kernel/console/console.h"
 #include "drivers/timer.h"
 
 #define PING_TIMEOUT_US 5000000

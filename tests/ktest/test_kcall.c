@@ -1,15 +1,15 @@
 /* ktest suite "kcall": the kernel-call table, local calls, and calls forwarded to the domain masters. */
-#include "kernel/ktest.h"
-#include "kernel/kcall.h"
-#include "kernel/domain.h"
-#include "kernel/hart.h"
-#include "kernel/errno.h"
+#include "kernel/core/ktest.h"
+#include "kernel/kcall/kcall.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/errno.h"
 #include "drivers/noc/mesh.h"
-#include "kernel/vtime.h"
-#include "kernel/background.h"
+#include "kernel/time/vtime.h"
+#include "kernel/domain/background.h"
 #include "lib/string.h"
 #include "lib/format.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 
 KTEST(kcall, table_is_complete_and_stable)
 {
@@ -49,7 +49,7 @@ KTEST(kcall, local_calls_and_unknown_numbers)
 
 static volatile int64_t results[MOSAIC_MAX_HARTS];
 static volatile uint32_t ready, go;
-static volatile uint64_t ready_ns, go_ns; /* the clocks of the hand-overs (kernel/background.h) */
+static volatile uint64_t ready_ns, go_ns; /* the clocks of the hand-overs (kernel/domain/background.h) */
 static unsigned starter;                  /* the core that waits for ready and gives go */
 
 static volatile uint64_t worst_wait[MOSAIC_MAX_HARTS];

@@ -1,5 +1,5 @@
 /* ktest suite "lib": the freestanding formatter and string helpers the kernel relies on. */
-#include "kernel/ktest.h"
+#include "kernel/core/ktest.h"
 #include "lib/format.h"
 #include "lib/string.h"
 

@@ -1,8 +1,8 @@
 /* ktest suite "pages": the page allocator over the device tree's memory. */
-#include "kernel/ktest.h"
-#include "kernel/page_alloc.h"
-#include "kernel/platform.h"
-#include "kernel/config.h"
+#include "kernel/core/ktest.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/core/platform.h"
+#include "kernel/core/config.h"
 #include "lib/string.h"
 
 extern char __kernel_start[], __kernel_end[];

@@ -3,13 +3,13 @@
  * they are not part of "all". The host test checks the report, the backtrace and the
  * exit status (EXIT_PANIC).
  */
-#include "kernel/ktest.h"
-#include "kernel/panic.h"
-#include "kernel/platform.h"
-#include "kernel/hart.h"
-#include "kernel/page_alloc.h"
-#include "kernel/stack_guard.h"
-#include "kernel/kthread.h"
+#include "kernel/core/ktest.h"
+#include "kernel/core/panic.h"
+#include "kernel/core/platform.h"
+#include "kernel/core/hart.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/core/stack_guard.h"
+#include "kernel/task/kthread.h"
 #include "arch/riscv/csr.h"
 
 /* Stores to the first word past the end of memory: nothing is mapped there, so the store faults. */

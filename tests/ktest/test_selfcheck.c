@@ -1,5 +1,5 @@
 /* Standalone ktest suite "selfcheck": proves the runner reports a failing test and fails the run. */
-#include "kernel/ktest.h"
+#include "kernel/core/ktest.h"
 
 KTEST_STANDALONE(selfcheck, passes)
 {

@@ -1,6 +1,6 @@
 /* ktest suite "smp": the boot hart checks every hart's own check-in slot. */
-#include "kernel/ktest.h"
-#include "kernel/hart.h"
+#include "kernel/core/ktest.h"
+#include "kernel/core/hart.h"
 
 KTEST(smp, every_slot_checked_in)
 {

@@ -1,12 +1,12 @@
-/* ktest suite "spinlock": a lock every hart contends for while its holder sleeps (kernel/spinlock.c). */
-#include "kernel/ktest.h"
-#include "kernel/hart.h"
-#include "kernel/spinlock.h"
-#include "kernel/console.h"
+/* ktest suite "spinlock": a lock every hart contends for while its holder sleeps (kernel/core/spinlock.c). */
+#include "kernel/core/ktest.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/spinlock.h"
+#include "kernel/console/console.h"
 #include "drivers/timer.h"
 
 /* A spinlock that every hart wants while its holder sleeps: the waiters go to sleep on it
- * (kernel/spinlock.c) and each unlock wakes the next. Every update must be made, the lock
+ * (kernel/core/spinlock.c) and each unlock wakes the next. Every update must be made, the lock
  * must end free with no sleeper recorded, and some waiter must have slept. A wake-up lost
  * would not fail it, only slow it: the sleeper's 20 ms safety timer ends its sleep. */
 #define HAMMER_ROUNDS 200

@@ -1,7 +1,7 @@
 /* ktest suite "timer": sleeping in WFI wakes on the timer interrupt, on time, on every hart. */
-#include "kernel/ktest.h"
-#include "kernel/hart.h"
-#include "kernel/console.h"
+#include "kernel/core/ktest.h"
+#include "kernel/core/hart.h"
+#include "kernel/console/console.h"
 #include "drivers/timer.h"
 #include "arch/riscv/csr.h"
 

@@ -1,12 +1,12 @@
 /* ktest suite "utask": user programs in U-mode on pico-kernels, their kernel calls, faults and isolation. */
-#include "kernel/ktest.h"
-#include "kernel/utask.h"
+#include "kernel/core/ktest.h"
+#include "kernel/task/utask.h"
 #include "kernel/msg/group.h"
-#include "kernel/domain.h"
-#include "kernel/hart.h"
-#include "kernel/errno.h"
-#include "kernel/page_alloc.h"
-#include "kernel/console.h"
+#include "kernel/domain/domain.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/errno.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/console/console.h"
 
 /* A pico-kernel other than the caller, or the caller if it is the only one. */
 static int some_pico(void)

@@ -6,11 +6,11 @@
  * plugin (VTIME=0) there is nothing to measure and each test says so and passes;
  * tests/test_vclock.py makes sure that never happens on a default boot.
  */
-#include "kernel/ktest.h"
-#include "kernel/vclock.h"
-#include "kernel/console.h"
-#include "kernel/hart.h"
-#include "kernel/platform.h"
+#include "kernel/core/ktest.h"
+#include "kernel/time/vclock.h"
+#include "kernel/console/console.h"
+#include "kernel/core/hart.h"
+#include "kernel/core/platform.h"
 #include "arch/riscv/csr.h"
 #include "arch/riscv/mmu.h"
 #include "drivers/timer.h"

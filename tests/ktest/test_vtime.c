@@ -1,5 +1,5 @@
 /*
- * ktest vtime: per-core virtual clocks (kernel/vtime.c). Standalone (ktest=vtime, with
+ * ktest vtime: per-core virtual clocks (kernel/time/vtime.c). Standalone (ktest=vtime, with
  * vtime=1 and the vclock plugin): a loop advances the clock by its instructions, two
  * cores working at once each see only their own work, a ping-pong takes the same
  * virtual time whether the other cores are idle or busy, and a storm of messages
@@ -7,16 +7,16 @@
  * was consumed before its arrival and each core took them in arrival order; an idle machine
  * does not carry the NoC sampler's core (an observer task) ahead of the others.
  */
-#include "kernel/ktest.h"
-#include "kernel/vtime.h"
-#include "kernel/vclock.h"
-#include "kernel/hart.h"
-#include "kernel/console.h"
+#include "kernel/core/ktest.h"
+#include "kernel/time/vtime.h"
+#include "kernel/time/vclock.h"
+#include "kernel/core/hart.h"
+#include "kernel/console/console.h"
 #include "kernel/msg/msg.h"
 #include "drivers/noc/mesh.h"
 #include "drivers/timer.h"
-#include "kernel/domain.h"
-#include "kernel/noc_sampler.h"
+#include "kernel/domain/domain.h"
+#include "kernel/domain/noc_sampler.h"
 
 #define NEED_VTIME()                                                                          \
 	do {                                                                                  \

@@ -10,7 +10,7 @@ import contextlib
 import gdb
 
 # Macros of the kernel that -g does not put in the debug information.
-HART_CHECKIN_MAGIC = 0x4D4F534149430000  # kernel/hart.h: "MOSAIC\0\0"
+HART_CHECKIN_MAGIC = 0x4D4F534149430000  # kernel/core/hart.h: "MOSAIC\0\0"
 STRING_CHUNK = 256  # bytes read at once when looking for a C string's NUL
 NOC_FLAG_XSEND = 1  # drivers/noc/noc.h: sent without flow control
 NOC_ANY = -1  # drivers/noc/noc.h: wildcard source or tag of a receive
@@ -198,7 +198,7 @@ def core_clock_ns(core):
     try:
         hartid = int(read_global("harts")[core]["hartid"])
         count = int(read_global("vclock_table")["slot"][hartid])
-        skip = int(read_static("kernel/vtime.c", "vt")[core]["skip"])
+        skip = int(read_static("kernel/time/vtime.c", "vt")[core]["skip"])
         ns = (count * int(read_global("vtime_ns_per_insn")) + skip) % (1 << 64)
     except (gdb.error, gdb.GdbError):
         ns = None

@@ -16,7 +16,7 @@ Usage: mosaic-harts
 One row per entry of harts[] below hart_count. Columns:
   cpu      Mosaic's dense core id; '*' marks the boot cpu (boot_cpu)
   hartid   the platform's hart id
-  state    enum hart_state (kernel/hart.h)
+  state    enum hart_state (kernel/core/hart.h)
   checkin  'ok' when the check-in slot holds HART_CHECKIN_MAGIC | hartid
   ipis, timer, wfi   ipis_received, timer_irqs and wfi_count of the hart
   thread   the GDB thread of the hart (QEMU vCPU k is thread k+1; 'thread N' selects it)
@@ -98,7 +98,7 @@ Usage: mosaic-bootargs
 
 The line is plat.bootargs (/chosen/bootargs). The keys are the struct bootarg
 entries between __bootargs_start and __bootargs_end (BOOTARG_U64 and
-BOOTARG_STR in kernel/bootargs.h); values are read from the variables they
+BOOTARG_STR in kernel/core/bootargs.h); values are read from the variables they
 set, so they are the parsed values once kmain has parsed the line."""
 
     name = "mosaic-bootargs"
@@ -148,7 +148,7 @@ Usage: mosaic-mesh
 
 W x H tiles from mesh and mesh_tiles[] (drivers/noc/mesh.h); core c is at tile
 (c % W, c / W). Each tile shows core/hart, then its domain, with * on the domain's
-micro-kernel (layout, kernel/domain.h), like the shell's `mesh` command. The last
+micro-kernel (layout, kernel/domain/domain.h), like the shell's `mesh` command. The last
 line lists the cores whose mailbox holds messages (mosaic-mailbox CORE shows them)."""
 
     name = "mosaic-mesh"
