@@ -1,4 +1,4 @@
-/* Lookup in the generated, address-sorted symbol table (kernel/ksyms_table.S, made at build time). */
+/* Lookup in the generated, address-sorted symbol table (build/ksyms_table.S, made at build time by scripts/gen-ksyms). */
 #include "kernel/core/ksyms.h"
 #include "lib/string.h"
 
