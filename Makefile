@@ -67,7 +67,7 @@ USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
 USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/job.h user/user.ld
 
-KERNEL_DIRS := arch/riscv kernel/core kernel/time kernel/mm kernel/console kernel/domain kernel/kcall kernel/task kernel/task/share kernel/msg kernel/dispatch kernel/alloc kernel/bench portable/alloc portable/noc drivers drivers/noc lib tests/ktest
+KERNEL_DIRS := arch/riscv kernel/core kernel/time kernel/mm kernel/console kernel/domain kernel/kcall kernel/task kernel/task/share kernel/msg kernel/dispatch kernel/alloc kernel/bench portable/alloc portable/noc portable/mesh drivers drivers/noc lib tests/ktest
 SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 
@@ -259,8 +259,8 @@ bench-alloc: normal-kernel all
 # The protocol simulator (docs/simulation.md): the protocol core and the NoC timing model
 # built for the host, with the simulator's own files.
 SIM      := $(OUT)/sim/mosaic-sim
-SIM_SRCS := $(wildcard sim/*.c) $(wildcard portable/alloc/*.c) portable/noc/timing.c
-SIM_HDRS := $(wildcard sim/*.h) $(wildcard portable/alloc/*.h) portable/noc/timing.h lib/bits.h
+SIM_SRCS := $(wildcard sim/*.c) $(wildcard portable/alloc/*.c) portable/noc/timing.c portable/mesh/domains.c
+SIM_HDRS := $(wildcard sim/*.h) $(wildcard portable/alloc/*.h) portable/noc/timing.h portable/mesh/domains.h lib/bits.h
 SIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I.
 
 sim: $(SIM)

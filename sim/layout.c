@@ -1,6 +1,6 @@
 /*
- * The simulated machine's domains, computed as the kernel's kernel/domain/domain.c does
- * (a port: that file is bound to the kernel's mesh and boot arguments), so that a
+ * The simulated machine's domains, cut and placed by the kernel's own geometry
+ * (portable/mesh/domains.c, which kernel/domain/domain.c uses too), so that a
  * simulated micro-kernel sits on the same tile, with the same cores, as in the
  * kernel booted on the same mesh:
  *  - partial simulation: every tile a micro-kernel of a 1x1 domain with `vcores`
@@ -12,45 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim/sim.h"
-
-static unsigned cut(unsigned n, unsigned k, unsigned i) { return i * n / k; }
-
-/* The most square factorisation dx * dy = n that fits the mesh (kernel: factor()). */
-static bool factor(unsigned n, unsigned W, unsigned H, unsigned *dx, unsigned *dy)
-{
-	bool found = false;
-	unsigned best = ~0u;
-	for (unsigned a = 1; a <= n; a++) {
-		if (n % a || a > W || n / a > H)
-			continue;
-		unsigned wx = W / a, hy = H / (n / a);
-		unsigned skew = wx > hy ? wx - hy : hy - wx;
-		if (skew < best) {
-			best = skew;
-			*dx = a;
-			*dy = n / a;
-			found = true;
-		}
-	}
-	return found;
-}
-
-/* The core nearest the rectangle's centre; ties to the lowest core id (kernel: centre_core()). */
-static unsigned centre_core(unsigned W, unsigned x0, unsigned x1, unsigned y0, unsigned y1)
-{
-	unsigned cx2 = x0 + x1 - 1, cy2 = y0 + y1 - 1, best = ~0u, best_d = ~0u;
-	for (unsigned y = y0; y < y1; y++)
-		for (unsigned x = x0; x < x1; x++) {
-			unsigned ddx = 2 * x > cx2 ? 2 * x - cx2 : cx2 - 2 * x;
-			unsigned ddy = 2 * y > cy2 ? 2 * y - cy2 : cy2 - 2 * y;
-			unsigned dist = ddx * ddx + ddy * ddy, c = y * W + x;
-			if (dist < best_d || (dist == best_d && c < best)) {
-				best_d = dist;
-				best = c;
-			}
-		}
-	return best;
-}
+#include "portable/mesh/domains.h"
 
 static void *zalloc(size_t bytes)
 {
@@ -76,16 +38,13 @@ const char *layout_build(struct sim_world *sw, const struct sim_opts *o, char *e
 			return err;
 		}
 		n = o->domains;
-		if (n == 0) { /* the kernel's default: 4, or fewer on small meshes */
-			n = 4;
-			while (n > 1 && !factor(n, W, H, &dx, &dy))
-				n /= 2;
-		}
+		if (n == 0) /* the kernel's default: 4, or fewer on small meshes */
+			n = domains_default(W, H);
 		if (n > nc) {
 			snprintf(err, errlen, "%u domains need at least %u cores, the %ux%u mesh has %u", n, n, W, H, nc);
 			return err;
 		}
-		if (!factor(n, W, H, &dx, &dy)) {
+		if (!domains_factor(n, W, H, &dx, &dy)) {
 			snprintf(err, errlen, "%u rectangles cannot tile a %ux%u mesh (%u must be a x b with a <= %u, b <= %u)", n,
 				 W, H, n, W, H);
 			return err;
@@ -105,9 +64,9 @@ const char *layout_build(struct sim_world *sw, const struct sim_opts *o, char *e
 	sw->machine_cores = 0;
 	for (unsigned j = 0; j < dy; j++)
 		for (unsigned i = 0; i < dx; i++) {
-			unsigned d = j * dx + i, x0 = cut(W, dx, i), x1 = cut(W, dx, i + 1), y0 = cut(H, dy, j),
-				 y1 = cut(H, dy, j + 1);
-			sw->master[d] = (uint16_t)centre_core(W, x0, x1, y0, y1);
+			unsigned d = j * dx + i, x0 = domains_cut(W, dx, i), x1 = domains_cut(W, dx, i + 1), y0 = domains_cut(H, dy, j),
+				 y1 = domains_cut(H, dy, j + 1);
+			sw->master[d] = (uint16_t)domains_centre_core(W, x0, x1, y0, y1);
 			for (unsigned y = y0; y < y1; y++)
 				for (unsigned x = x0; x < x1; x++) {
 					unsigned c = y * W + x;

@@ -5,6 +5,7 @@
 #include "kernel/console/console.h"
 #include "kernel/core/hart.h"
 #include "drivers/noc/mesh.h"
+#include "portable/mesh/domains.h"
 #include "lib/format.h"
 #include "lib/string.h"
 
@@ -16,63 +17,16 @@ static uint64_t partial_vcores; /* 0: real-task layout */
 BOOTARG_U64("partial_sim", partial_vcores, 1, 1 << 20,
 	    "partial simulation: every hart a micro-kernel managing this many virtual cores");
 
-/* Start of range i when n items are cut into k nearly equal ranges. */
-static unsigned cut(unsigned n, unsigned k, unsigned i) { return i * n / k; }
-
-/* The core nearest the rectangle's geometric centre; ties go to the lowest core id. */
-static unsigned centre_core(const struct domain *d)
-{
-	/* twice the coordinates, to stay in integers */
-	unsigned cx2 = d->x0 + d->x1 - 1, cy2 = d->y0 + d->y1 - 1, best = ~0u, best_d = ~0u;
-	for (unsigned y = d->y0; y < d->y1; y++)
-		for (unsigned x = d->x0; x < d->x1; x++) {
-			unsigned ddx = 2 * x > cx2 ? 2 * x - cx2 : cx2 - 2 * x;
-			unsigned ddy = 2 * y > cy2 ? 2 * y - cy2 : cy2 - 2 * y;
-			unsigned dist = ddx * ddx + ddy * ddy;
-			unsigned c = mesh_core_at(x, y);
-			if (dist < best_d || (dist == best_d && c < best)) {
-				best_d = dist;
-				best = c;
-			}
-		}
-	return best;
-}
-
-/* The most square factorisation dx * dy = n that fits the mesh (dx <= W, dy <= H). */
-static bool factor(unsigned n, unsigned *dx, unsigned *dy)
-{
-	bool found = false;
-	unsigned best = ~0u;
-	for (unsigned a = 1; a <= n; a++) {
-		if (n % a || a > mesh.w || n / a > mesh.h)
-			continue;
-		/* compare the domains' aspect: tiles per domain along x and y */
-		unsigned wx = mesh.w / a, hy = mesh.h / (n / a);
-		unsigned skew = wx > hy ? wx - hy : hy - wx;
-		if (skew < best) {
-			best = skew;
-			*dx = a;
-			*dy = n / a;
-			found = true;
-		}
-	}
-	return found;
-}
-
 const char *domain_split(unsigned n, struct domain_layout *out, char *err, unsigned errlen)
 {
-	if (n == 0) {
-		n = 4;
-		unsigned dx, dy;
-		while (n > 1 && !factor(n, &dx, &dy))
-			n /= 2;
-	}
+	if (n == 0)
+		n = domains_default(mesh.w, mesh.h);
 	if (n > mesh.cores) {
 		snprintf(err, errlen, "domains: %u domains need at least %u harts, there are %u", n, n, mesh.cores);
 		return err;
 	}
 	unsigned dx, dy;
-	if (!factor(n, &dx, &dy)) {
+	if (!domains_factor(n, mesh.w, mesh.h, &dx, &dy)) {
 		snprintf(err, errlen, "domains: %u rectangles cannot tile a %ux%u mesh (%u must be a x b with a <= %u, b <= %u)",
 			 n, mesh.w, mesh.h, n, mesh.w, mesh.h);
 		return err;
@@ -84,12 +38,12 @@ const char *domain_split(unsigned n, struct domain_layout *out, char *err, unsig
 		for (unsigned i = 0; i < dx; i++) {
 			struct domain *d = &out->domains[j * dx + i];
 			d->id = (uint16_t)(j * dx + i);
-			d->x0 = (uint16_t)cut(mesh.w, dx, i);
-			d->x1 = (uint16_t)cut(mesh.w, dx, i + 1);
-			d->y0 = (uint16_t)cut(mesh.h, dy, j);
-			d->y1 = (uint16_t)cut(mesh.h, dy, j + 1);
+			d->x0 = (uint16_t)domains_cut(mesh.w, dx, i);
+			d->x1 = (uint16_t)domains_cut(mesh.w, dx, i + 1);
+			d->y0 = (uint16_t)domains_cut(mesh.h, dy, j);
+			d->y1 = (uint16_t)domains_cut(mesh.h, dy, j + 1);
 			d->ncores = (uint16_t)((d->x1 - d->x0) * (d->y1 - d->y0));
-			d->master = (uint16_t)centre_core(d);
+			d->master = (uint16_t)domains_centre_core(mesh.w, d->x0, d->x1, d->y0, d->y1);
 			for (unsigned y = d->y0; y < d->y1; y++)
 				for (unsigned x = d->x0; x < d->x1; x++)
 					out->domain_of[mesh_core_at(x, y)] = d->id;
