@@ -96,3 +96,60 @@ def test_each_kind_of_violation_fails(tmp_path, changes, message):
     assert r.returncode == 1, r.stdout + r.stderr
     assert message in r.stdout, r.stdout
     assert "violation" in r.stderr
+
+
+def test_the_kernel_objects_follow_the_call_rules():
+    """What each built object uses of the others (make test builds the kernel first)."""
+    r = run("--objects", str(ROOT / "build"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "include and call rules" in r.stdout
+
+
+# objects built by the host's gcc: a use is judged by the folder of the file that defines the symbol
+CALLS_CLEAN = {
+    "kernel/time/vtime.c": "unsigned long vtime_now(void) { return 1; }\n",
+    "kernel/task/share/share.c": "int share_msg_wait(void) { return 0; }\n",
+    "kernel/task/utask.c": '#include "kernel/task/utask_internal.h"\nint utask_kill(void) { return 0; }\n',
+    "kernel/alloc/binding.c": "int penv_send(void) { return 0; }\n",
+    "drivers/noc/noc.c": '#include "kernel/time/vtime.h"\nunsigned long vtime_now(void);\n'
+                         "unsigned long noc_now(void) { return vtime_now(); }\n",
+    "kernel/msg/msg.c": '#include "kernel/msg/msg.h"\n#include "kernel/task/share/share.h"\nint share_msg_wait(void);\n'
+                        "int msg_send(void) { return share_msg_wait(); }\n",
+    "portable/alloc/mk.c": "int penv_send(void);\nint mk_step(void) { return penv_send(); }\n",
+}
+
+
+def calls(tmp_path, changes):
+    files = {**CLEAN, **CALLS_CLEAN, **changes}
+    for name, text in files.items():
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    for name in files:
+        if name.endswith(".c") and not name.startswith("build/"):
+            obj = tmp_path / "build" / (name[:-2] + ".o")
+            obj.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["gcc", "-c", "-w", f"-I{tmp_path}", "-o", str(obj), str(tmp_path / name)], check=True)
+    return run("--root", str(tmp_path), "--objects", str(tmp_path / "build"), "--nm", "nm")
+
+
+def test_objects_that_follow_the_call_rules_pass(tmp_path):
+    r = calls(tmp_path, {})
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("changes, message", [
+    # a declaration of its own gets past the include rules, not past the call rules
+    ({"drivers/noc/noc_ep.c": "int msg_send(void);\nint ep_send(void) { return msg_send(); }\n"},
+     "drivers/noc/noc_ep.c: uses msg_send of kernel/msg/msg.c, which drivers/noc/ may not use"),
+    ({"kernel/msg/coll.c": "int utask_kill(void);\nint coll_kill(void) { return utask_kill(); }\n"},
+     "kernel/msg/coll.c: uses utask_kill of kernel/task/utask.c, which kernel/msg/ may not use"),
+    ({"kernel/msg/coll.c": "int share_msg_wait(void);\nint coll_wait(void) { return share_msg_wait(); }\n"},
+     "kernel/msg/coll.c: uses share_msg_wait of kernel/task/share/share.c, which kernel/msg/ may not use"),
+    ({"portable/noc/timing.c": "unsigned long vtime_now(void);\nunsigned long t(void) { return vtime_now(); }\n"},
+     "portable/noc/timing.c: uses vtime_now of kernel/time/vtime.c, which portable/ may not use"),
+])
+def test_each_kind_of_call_violation_fails(tmp_path, changes, message):
+    r = calls(tmp_path, changes)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert message in r.stdout, r.stdout
