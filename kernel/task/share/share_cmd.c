@@ -25,7 +25,7 @@ static bool ctrl_c_typed(struct share_group *g, bool take)
 
 SHELL_CMD(share, "share PROGRAM N [ARG] [cores C | core K] [wait spin|yield|sleep] [place pinned|rr|speed] [cpu MS] [quiet]",
 	  "run N copies (ranks) of a program time-sliced on C pico-kernels (default 1), with a barrier wait mode "
-	  "and a placement; each task's speed is cpu / real time")
+	  "and a placement, and wait for their end (Ctrl-C kills them all); each task's speed is cpu / real time")
 {
 	if (argc < 3)
 		return SHELL_USAGE;
