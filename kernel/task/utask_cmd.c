@@ -237,20 +237,29 @@ SHELL_CMD_NOWAIT(programs, "programs", "the user programs built into the kernel:
 
 /* How long a kill waits for a task that a `run` is still loading, ms of machine time (loading
  * takes well under one). */
-#define RUN_START_WAIT_MS 100
+#define RUN_START_WAIT_MS 1000
+#define RUN_START_POLL_US 1000 /* how often it looks: each look lets QEMU run the other harts */
+
+static bool run_loading(uint64_t core)
+{
+	return (runs[core].state == RUN_FOREGROUND || runs[core].state == RUN_BACKGROUND) &&
+	       harts[core].state == HART_BUSY && !__atomic_load_n(&harts[core].task_serial, __ATOMIC_ACQUIRE);
+}
 
 /* A run the shell just started may still be loading its task: a kill typed at once then waits
- * for it to start rather than find no task. It spins, for it may run from a task's trap on the
- * shell's core (shell_task_edge), where waiting would nest other work. */
+ * for it to start rather than find no task. It sleeps in WFI between looks, not in the core's
+ * wait, for it may run from a task's trap on the shell's core (shell_task_edge), where waiting
+ * would nest other work; a spin would hold the emulator's one thread on this hart, away from
+ * the core that loads. */
 static void await_run_start(uint64_t core)
 {
 	if (core >= hart_count || core == this_cpu())
 		return;
 	uint64_t until = timer_now() + timer_us_to_ticks(RUN_START_WAIT_MS * 1000);
-	while ((runs[core].state == RUN_FOREGROUND || runs[core].state == RUN_BACKGROUND) &&
-	       harts[core].state == HART_BUSY && !__atomic_load_n(&harts[core].task_serial, __ATOMIC_ACQUIRE) &&
-	       timer_now() < until)
-		;
+	while (run_loading(core) && timer_now() < until) {
+		uint64_t next = timer_now() + timer_us_to_ticks(RUN_START_POLL_US);
+		WAIT_UNTIL(!run_loading(core), next < until ? next : until);
+	}
 }
 
 /* When the kill was made: the shell core's clock at its first kill (each task ends no earlier,
