@@ -2,8 +2,10 @@
 that spins is killed by Ctrl-C or by `kill` typed meanwhile, goes to the background with Ctrl-Z or
 starts there with `&`, and the commands that never wait (`tasks`, `mk`, `jobs`, `kill`) answer while
 a spinning job holds 16 cores, the shell's own among them (a job's task on the shell's core used to
-hold the shell until its CPU-time limit, 80 s of host time). One boot per clock batches every check;
-the host-time bounds are generous (the host's QEMU runs the spinning harts in turn), far under 80 s."""
+hold the shell until its CPU-time limit, 80 s of host time), and while the task on the shell's core
+waits inside a kernel call (a barrier, a receive, a job wait) for a peer or a child that never comes.
+One boot per clock batches every check; the host-time bounds are generous (the host's QEMU runs the
+spinning harts in turn), far under 80 s."""
 import re
 
 import pytest
@@ -42,7 +44,19 @@ STEPS = [
     (r"runs when it ends", "kill job 1\r"),  # typed after the held line: runs after it
     (1, CTRL_C),  # kills core 0's task: the held submit runs, then the kill
     (r"^kill: ", "jobs wait 60\r"),
-    (r"^jobs: 2 ended", "poweroff 0\r"),
+    (r"^jobs: 2 ended", "submit hostile 16 arg 11\r"),  # rank 0, on core 0, waits at the barrier; the rest sleep
+    (r"^submit: job tag 3 ", ""),
+    (2, "tasks\r"),  # core 0's task waits inside a kernel call: the shell still answers
+    (r"^total: ", "kill job 3\r"),
+    (r"^kill: ", "submit hostile 16 arg 7\r"),  # every task blocks in a receive nobody answers
+    (r"^submit: job tag 4 ", ""),
+    (2, "mk 0\r"),
+    (r"^micro-kernel 0 ", "kill job 4\r"),
+    (r"^kill: ", "submit jobspawn 16 arg 6\r"),  # each waits for a child job that never ends
+    (r"^submit: job tag 5 ", ""),
+    (2, "tasks\r"),
+    (r"^total: ", "kill job 5\r"),
+    (r"mosaic: core 0: task 'jobspawn' killed", "poweroff 0\r"),  # its children live on: no `jobs wait`
 ]
 
 
@@ -62,7 +76,10 @@ def test_shell_answers_while_tasks_spin(boot, vclock):
     for step, what in [(2, "Ctrl-C of a share group"), (4, "Ctrl-Z"), (5, "tasks with a task in the background"),
                        (9, "Ctrl-C"), (20, "Ctrl-C on core 0"),
                        (23, "tasks while a spinning job holds the shell's core"), (24, "mk meanwhile"),
-                       (25, "jobs meanwhile"), (28, "Ctrl-C of a job's task on the shell's core")]:
+                       (25, "jobs meanwhile"), (28, "Ctrl-C of a job's task on the shell's core"),
+                       (32, "tasks while core 0's task waits at a barrier"), (33, "kill job meanwhile"),
+                       (36, "mk while core 0's task waits in a receive"), (37, "kill job meanwhile"),
+                       (40, "tasks while core 0's task waits for its child job"), (41, "kill job meanwhile")]:
         assert answered(step) < 30, f"{what}: {answered(step):.1f} s"
     assert "^Z" in out and "^C" in out
     group = out.split("share: killing every task of the group")[1].split("mosaic> ")[0]
@@ -81,3 +98,7 @@ def test_shell_answers_while_tasks_spin(boot, vclock):
     held = out.split("runs when it ends")[1]
     assert held.index("mosaic> submit hello 1\n") < held.index("mosaic> kill job 1\n"), "typed order kept"
     assert not any("CPU-time limit" in l for l in lines), "a task lived to its limit, not killed"
+    for job, program in [(3, "hostile"), (4, "hostile"), (5, "jobspawn")]:
+        # core 0 ran one of its tasks, so it was core 0's wait inside a kernel call that the shell got through
+        after_kill = out.split(f"kill job {job}\n", 1)[1].split("mosaic> submit", 1)[0]
+        assert f"mosaic: core 0: task '{program}' killed on request" in after_kill, (job, after_kill[:2000])

@@ -15,6 +15,7 @@
 #include "kernel/mm/kheap.h"
 #include "kernel/task/share/share.h"
 #include "lib/string.h"
+#include "kernel/console/shell.h"
 
 struct core_jobs {
 	int32_t handle[USER_JOBS_MAX]; /* the running task's outstanding jobs */
@@ -52,11 +53,12 @@ int64_t user_job_spawn(const char *program, uint64_t ntasks, uint64_t cores, uin
 	return h;
 }
 
-/* A user report is visible here, or the waiting task is being killed. */
+/* A user report is visible here, the waiting task is being killed, or (on the shell's core)
+ * something was typed, which the shell reads before the wait goes on. */
 static bool report_or_kill(void *arg)
 {
 	(void)arg;
-	return alloc_report_visible(ALLOC_REPORT_USER) || hart_kill_pending();
+	return alloc_report_visible(ALLOC_REPORT_USER) || hart_kill_pending() || shell_edge_due();
 }
 
 int64_t user_job_wait(struct user_job_report *out, bool nowait)
@@ -69,6 +71,10 @@ int64_t user_job_wait(struct user_job_report *out, bool nowait)
 			core_wait(report_or_kill, 0);
 		if (hart_kill_pending())
 			return -EINTR; /* its jobs' reports become orphans when it ends */
+		if (!nowait && !alloc_report_visible(ALLOC_REPORT_USER)) {
+			shell_task_edge();
+			continue;
+		}
 		struct job_report *r = kmalloc(sizeof *r); /* a few KiB (its holds): not on a kernel call's stack */
 		if (!r)
 			return -ENOMEM;

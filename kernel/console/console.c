@@ -123,6 +123,12 @@ int console_trygetc(void)
 
 bool console_input_waiting(void) { return console_drain_uart(); }
 
+bool console_chars_waiting(void)
+{
+	console_drain_uart();
+	return __atomic_load_n(&input_head, __ATOMIC_ACQUIRE) != __atomic_load_n(&input_tail, __ATOMIC_ACQUIRE);
+}
+
 static bool key_take(unsigned k)
 {
 	uint32_t taken = keys_taken[k];

@@ -27,6 +27,9 @@ int console_getc_unless(bool (*stop)(void));
 int console_trygetc(void);
 /* True if typed input (or a Ctrl-C) waits to be read. */
 bool console_input_waiting(void);
+/* True if typed characters wait to be read (keys not counted); cheap, may be called with
+ * interrupts off. */
+bool console_chars_waiting(void);
 /* True if the key (CONSOLE_CTRL_C or CONSOLE_CTRL_Z) was typed and not taken yet; cheap, may be
  * called with interrupts off. */
 bool console_key_waiting(int key);

@@ -241,6 +241,11 @@ void shell_task_edge(void)
 	at_prompt = true;
 }
 
+bool shell_edge_due(void)
+{
+	return this_cpu() == shell_cpu && at_prompt && !serving && shell_ahead_room() && console_chars_waiting();
+}
+
 void shell_task_starts(void)
 {
 	if (this_cpu() == shell_cpu && at_prompt && console_input_waiting())

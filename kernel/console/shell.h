@@ -57,6 +57,11 @@ void shell_loop(void) __attribute__((noreturn));
  * goes on after.
  */
 void shell_task_edge(void);
+/* True when a wait inside a user task's kernel call should stop to call shell_task_edge and then
+ * wait again: on the shell's core, while the shell waits at its prompt, typed characters wait
+ * that it would read. So a task blocked in a receive, a sleep or a job wait does not hold the
+ * shell either. Cheap; may be called with interrupts off. */
+bool shell_edge_due(void);
 /* While a foreground `run` waits for its task (kernel/task/utask_cmd.c): reads what was typed, echoing
  * it, and keeps each line for the prompt, as a terminal keeps what is typed ahead (run_nowait:
  * as shell_task_edge does instead). True if it read anything. shell_ahead_room: whether there is

@@ -13,6 +13,7 @@
 #include "kernel/mm/kheap.h"
 #include "kernel/core/bootargs.h"
 #include "kernel/console/console.h"
+#include "kernel/console/shell.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
 #include "lib/bits.h"
@@ -469,8 +470,13 @@ static inline __attribute__((always_inline)) bool direct_done(void *arg)
  * killed. A user task time-sliced with others on this core (kernel/task/share/share.h) gives the
  * core to them while it waits, by its job's wait mode; it waits here itself only when
  * every task of the core waits, so the core's clock jumps as a lone waiter's does.
+ * On the shell's core it also stops for what is typed there, which the shell then reads
+ * (shell_task_edge), and waits again.
  * Inlined into its three callers: a blocking receive whose message comes then returns through
  * one frame, not two, on a barrier's critical path at every level (docs/noc.md). */
+/* What ends a user task's wait early: its kill (it gives up) and input typed on the shell's core. */
+static inline bool task_wait_stops(void) { return hart_kill_pending() || shell_edge_due(); }
+
 static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, bool (*done)(void *), void *arg,
 								  bool interruptible)
 {
@@ -523,8 +529,9 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 			    something_visible(me))
 				own = 0;
 			/* so is a kill that came since the check above: vtime_wait_begin forgot its note
-			 * (utask_kill), and the core must not publish a bound past it */
-			if (interruptible && hart_kill_pending())
+			 * (utask_kill), and the core must not publish a bound past it; and so is typed
+			 * input, which the shell serves on this core's clock */
+			if (interruptible && task_wait_stops())
 				own = 0;
 			uint64_t wake;
 			uint32_t nudges = vtime_nudges();
@@ -534,11 +541,11 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 			fence();
 			WAIT_UNTIL(__atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
 					   (!vtime_active && noc_now_ns() >= next_ns) ||
-					   (interruptible && hart_kill_pending()) || vtime_nudges() != nudges ||
+					   (interruptible && task_wait_stops()) || vtime_nudges() != nudges ||
 					   share_msg_news(),
 				   wake);
 			mb->sleeping = 0;
-			if (!vtime_active || (interruptible && hart_kill_pending()) || share_msg_news())
+			if (!vtime_active || (interruptible && task_wait_stops()) || share_msg_news())
 				break;
 			uint32_t now_seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
 			if (now_seen != seen && ((ep->send_head && sends_may_go(id, ep)) || something_visible(me) || share_msg_others()))
@@ -549,6 +556,8 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 		}
 		vtime_wait_end();
 		share_msg_blocked(blocked_from);
+		if (interruptible)
+			shell_task_edge();
 	}
 }
 

@@ -14,6 +14,7 @@
 #include "kernel/alloc/invasive.h"
 #include "kernel/task/share/share.h"
 #include "kernel/alloc/user_job.h"
+#include "kernel/console/shell.h"
 
 /* ---- kernel calls from U-mode ---- */
 
@@ -386,6 +387,9 @@ static int64_t user_p2p_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 	}
 }
 
+/* What stops a sleep: its task's kill, or typed input for the shell on its core. */
+static bool sleep_stops(void) { return hart_kill_pending() || shell_edge_due(); }
+
 int64_t utask_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 {
 	switch (nr) {
@@ -440,8 +444,15 @@ int64_t utask_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 	case KC_SLEEP_US: {
 		if (a[0] > 60ULL * 1000 * 1000)
 			return -EINVAL;
-		/* on the core's clock; a sleep ends early, with -EINTR, when the task is to be killed */
-		return vtime_sleep_until_ns(vtime_now_ns() + a[0] * 1000, hart_kill_pending) ? 0 : -EINTR;
+		/* on the core's clock; a sleep ends early, with -EINTR, when the task is to be killed;
+		 * on the shell's core it stops for typed input too, which the shell reads, and goes on */
+		uint64_t until = vtime_now_ns() + a[0] * 1000;
+		while (!vtime_sleep_until_ns(until, sleep_stops)) {
+			if (hart_kill_pending())
+				return -EINTR;
+			shell_task_edge();
+		}
+		return 0;
 	}
 	case KC_CORE_ID:
 	case KC_DOMAIN_ID:

@@ -33,6 +33,7 @@
 #include "kernel/domain/domain.h"
 #include "kernel/time/vtime.h"
 #include "kernel/console/console.h"
+#include "kernel/console/shell.h"
 #include "kernel/task/utask.h"
 #include "kernel/msg/msg.h"
 #include "kernel/alloc/alloc.h"
@@ -607,9 +608,12 @@ static void wait_for(struct share_core *sc, bool (*ready)(struct share_core *))
 	struct noc_mailbox *mb = &noc_mailboxes[this_cpu()];
 	vtime_wait_begin();
 	while (!ready(sc)) {
+		shell_task_edge(); /* on the shell's core, the shell reads what was typed meanwhile */
 		uint64_t wake = 0, balance_next;
 		uint32_t nudges = vtime_nudges();
 		balance_here(&balance_next); /* a task handed to this core arrives then: it must look */
+		if (shell_edge_due())
+			balance_next = 0; /* served on this core's clock: no bound past it */
 		if (vtime_idle(balance_next, UINT64_MAX, &wake))
 			continue;
 		/* the NoC wakes a sleeping core for a message or credit to any endpoint it hosts or
@@ -617,7 +621,7 @@ static void wait_for(struct share_core *sc, bool (*ready)(struct share_core *))
 		 * (kernel/time/vtime.c, forget_looked_notes), or it holds every other core back */
 		mb->sleeping = 1;
 		fence();
-		WAIT_UNTIL(ready(sc) || vtime_nudges() != nudges, wake);
+		WAIT_UNTIL(ready(sc) || vtime_nudges() != nudges || shell_edge_due(), wake);
 		mb->sleeping = 0;
 	}
 	vtime_wait_end();
