@@ -65,7 +65,7 @@ USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring comput
 USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac -mabi=lp64 -mcmodel=medany -fno-pie -Iuser
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
-USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/job.h user/user.ld
+USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/job.h user/user.ld portable/abi/kcalls.h
 
 KERNEL_DIRS := arch/riscv kernel/core kernel/time kernel/mm kernel/console kernel/domain kernel/kcall kernel/task kernel/task/share kernel/msg kernel/dispatch kernel/alloc kernel/bench portable/alloc portable/noc portable/mesh drivers drivers/noc lib tests/ktest
 SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
@@ -83,7 +83,7 @@ RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(
 # a recipe that fails (pack-text --check, gen-ksyms --check) leaves no target that make would take as built
 .DELETE_ON_ERROR:
 
-.PHONY: sim bench-sim all deps normal-kernel check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance bench-vtime results prof clean help
+.PHONY: sim bench-sim all deps normal-kernel check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance bench-vtime results reference prof clean help
 
 all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
 
@@ -277,6 +277,10 @@ bench-sim: sim
 results:
 	python3 scripts/results
 
+# docs/reference.md, the shell commands, boot arguments and kernel calls, from the kernel's own tables.
+reference: $(KERNEL)
+	python3 scripts/reference
+
 # CMD is one shell command; the profile goes to the terminal and build/prof/prof.json.
 prof: normal-kernel check-harts all
 	@test -n "$$CMD" || { echo "make prof: say what to profile, e.g. make prof CMD='bench_coll barrier 16' HARTS=16"; exit 2; }
@@ -336,6 +340,7 @@ help:
 	@echo "                  -> build/bench/sim.json, CSV, PNG (docs/scaling.md); scripts/bench-sim --quick|--only 5.3"
 	@echo "  make results    docs/results.md from build/bench/*.json: every run's date and revision, its goals"
 	@echo "                  MET or MISSED with their numbers and clock, the benchmarks without a run (no boot)"
+	@echo "  make reference  docs/reference.md: shell commands, boot arguments and kernel calls from the kernel's tables"
 	@echo "  make deps       install (as root) or name the missing Debian packages"
 	@echo "  make clean      remove build/ (build/debug/ too)"
 	@echo

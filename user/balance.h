@@ -8,8 +8,6 @@
 
 #include "mosaic.h"
 
-#define KC_SHARE_INFO 60
-#define KC_SHARE_BARRIER 61
 
 static inline long share_rank(void) { return mosaic_call(KC_SHARE_INFO, 0, 0, 0, 0, 0); }
 static inline long share_size(void) { return mosaic_call(KC_SHARE_INFO, 1, 0, 0, 0, 0); }

@@ -417,6 +417,32 @@ static void print_counts(void)
 	printf("fuzz: seed %lu task %ld calls:%s\n", s.seed, s.rank, line);
 }
 
+/* Every declared kernel call but exit (which would end the campaign) has its entry in
+ * fuzz_table.h: a call added to portable/abi/kcalls.h without one fails every campaign. */
+static int uncovered_calls(void)
+{
+	static const struct {
+		long nr;
+		const char *name;
+	} declared[] = {
+#define KCALL(NAME, name, nr, side, share, args, does, checks) {nr, #name},
+#include "../portable/abi/kcalls.h"
+#undef KCALL
+	};
+	int missing = 0;
+	for (size_t i = 0; i < sizeof declared / sizeof declared[0]; i++) {
+		size_t j = 0;
+		while (j < NCALLS && calls[j].nr != declared[i].nr)
+			j++;
+		if (j == NCALLS && declared[i].nr != KC_EXIT) {
+			printf("fuzz: kernel call %s (%ld) has no entry in user/fuzz_table.h\n", declared[i].name,
+			       declared[i].nr);
+			missing++;
+		}
+	}
+	return missing;
+}
+
 MOSAIC_ABOUT("a kernel-call fuzzer: random calls with hostile arguments, every answer checked", "seed | calls << 32 | flags (user/fuzz.c)");
 
 int mosaic_main(long arg)
@@ -424,6 +450,8 @@ int mosaic_main(long arg)
 	static struct draws d;
 	static struct call c;
 	setup(arg);
+	if (uncovered_calls())
+		return 1;
 	keep_going = ((uint64_t)arg & KEEP_GOING) != 0;
 	/* names the seed of a core the kernel may panic on before the task can say more */
 	printf("fuzz: seed %lu task %ld of %ld on core %ld: starting, %lu calls\n", s.seed, s.rank, s.size, s.me, s.ncalls);

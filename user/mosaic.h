@@ -1,6 +1,6 @@
 /*
- * The user side of Mosaic's kernel calls (numbers: kernel/kcall/kcall.h and
- * docs/microkernel.md). Each call returns a value >= 0 or a negative error
+ * The user side of Mosaic's kernel calls (each declared once in portable/abi/kcalls.h; the
+ * table is docs/reference.md). Each call returns a value >= 0 or a negative error
  * number (the kernel's errno values: -14 bad address, -38 not implemented, ...).
  */
 #ifndef MOSAIC_USER_H
@@ -9,46 +9,12 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#define KC_EXIT 0
-#define KC_WRITE 1
-#define KC_CORE_ID 2
-#define KC_DOMAIN_ID 3
-#define KC_JOB_ID 4
-#define KC_RANK 5
-#define KC_TIME_NS 6
-#define KC_SLEEP_US 7
-#define KC_HEAP_GROW 8
-#define KC_KILL 9
-#define KC_SEND 16
-#define KC_TRYSEND 17
-#define KC_RECV 20
-#define KC_TRYRECV 21
-#define KC_ISEND 18
-#define KC_XSEND 19
-#define KC_IRECV 22
-#define KC_TEST 23
-#define KC_WAIT 24
-#define KC_PROBE 25
-#define KC_GROUP_INIT 32
-#define KC_BARRIER 33
-#define KC_BCAST 34
-#define KC_REDUCE 35
-#define KC_ALLREDUCE 36
-#define KC_GATHER 37
-#define KC_ALLGATHER 38
-#define KC_ALLTOALL 39
-#define KC_ALLTOALLV 40
-#define KC_SCATTER 41
-#define KC_JOB_SPAWN 48
-#define KC_JOB_WAIT 49
-#define KC_JOB_SIZE 50
-#define KC_JOB_GROUP 51
-#define KC_SHM_OPEN 52
-#define KC_INVADE 64
-#define KC_RETREAT 65
-#define KC_INFECT 66
-#define KC_TEAM_WAIT 67
-#define KC_CLAIM 68
+/* KC_<NAME>: every call's number */
+enum {
+#define KCALL(NAME, name, nr, side, share, args, does, checks) KC_##NAME = nr,
+#include "../portable/abi/kcalls.h"
+#undef KCALL
+};
 
 #define MOSAIC_OP_SUM 1
 #define MOSAIC_OP_MIN 2

@@ -149,50 +149,31 @@ static int64_t kc_probe(unsigned caller, const uint64_t *a, const void *d, uint3
 	return msg_probe((int)a[0], (int)a[1], a[2] != 0, (struct msg_status *)a[3]);
 }
 
-/* Calls with a NULL fn are numbered and placed, and come with user tasks or jobs. */
 const struct kcall_desc kcall_table[KC_COUNT] = {
-	[KC_EXIT] = {"exit", KCALL_LOCAL, 0},
-	[KC_WRITE] = {"write", KCALL_MASTER, kc_write},
-	[KC_CORE_ID] = {"core_id", KCALL_LOCAL, kc_core_id},
-	[KC_DOMAIN_ID] = {"domain_id", KCALL_LOCAL, kc_domain_id},
-	[KC_JOB_ID] = {"job_id", KCALL_LOCAL, kc_job_id},
-	[KC_RANK] = {"rank", KCALL_LOCAL, kc_rank},
-	[KC_TIME_NS] = {"time_ns", KCALL_LOCAL, kc_time_ns},
-	[KC_SLEEP_US] = {"sleep_us", KCALL_LOCAL, kc_sleep_us},
-	[KC_HEAP_GROW] = {"heap_grow", KCALL_MASTER, kc_heap_grow},
-	[KC_KILL] = {"kill", KCALL_LOCAL, 0}, /* user tasks only (kernel/task/utask_kcall.c) */
-	[KC_SEND] = {"send", KCALL_LOCAL, kc_send},
-	[KC_TRYSEND] = {"trysend", KCALL_LOCAL, kc_trysend},
-	[KC_ISEND] = {"isend", KCALL_LOCAL, 0},
-	[KC_XSEND] = {"xsend", KCALL_LOCAL, 0},
-	[KC_RECV] = {"recv", KCALL_LOCAL, kc_recv},
-	[KC_TRYRECV] = {"tryrecv", KCALL_LOCAL, kc_tryrecv},
-	[KC_IRECV] = {"irecv", KCALL_LOCAL, 0},
-	[KC_TEST] = {"test", KCALL_LOCAL, 0},
-	[KC_WAIT] = {"wait", KCALL_LOCAL, 0},
-	[KC_PROBE] = {"probe", KCALL_LOCAL, kc_probe},
-	[KC_GROUP_INIT] = {"group_init", KCALL_LOCAL, 0},
-	[KC_BARRIER] = {"barrier", KCALL_LOCAL, 0},
-	[KC_BCAST] = {"bcast", KCALL_LOCAL, 0},
-	[KC_REDUCE] = {"reduce", KCALL_LOCAL, 0},
-	[KC_ALLREDUCE] = {"allreduce", KCALL_LOCAL, 0},
-	[KC_GATHER] = {"gather", KCALL_LOCAL, 0},
-	[KC_ALLGATHER] = {"allgather", KCALL_LOCAL, 0},
-	[KC_ALLTOALL] = {"alltoall", KCALL_LOCAL, 0},
-	[KC_ALLTOALLV] = {"alltoallv", KCALL_LOCAL, 0},
-	[KC_SCATTER] = {"scatter", KCALL_LOCAL, 0},
-	/* user tasks only (kernel/task/utask_kcall.c, kernel/alloc/user_job.c): a submission to the domain's micro-kernel */
-	[KC_JOB_SPAWN] = {"job_spawn", KCALL_LOCAL, 0},
-	[KC_JOB_WAIT] = {"job_wait", KCALL_LOCAL, 0},
-	[KC_JOB_SIZE] = {"job_size", KCALL_LOCAL, kc_job_size},
-	[KC_JOB_GROUP] = {"job_group", KCALL_LOCAL, 0},
-	[KC_SHM_OPEN] = {"shm_open", KCALL_LOCAL, 0}, /* user tasks only (kernel/task/utask_kcall.c, kernel/mm/shm.h) */
-	/* user tasks only (kernel/task/utask_kcall.c): messages to the domain's micro-kernel, not forwarded calls */
-	[KC_INVADE] = {"invade", KCALL_LOCAL, 0},
-	[KC_RETREAT] = {"retreat", KCALL_LOCAL, 0},
-	[KC_INFECT] = {"infect", KCALL_LOCAL, 0},
-	[KC_TEAM_WAIT] = {"team_wait", KCALL_LOCAL, 0},
-	[KC_CLAIM] = {"claim", KCALL_LOCAL, 0},
+#define KCALL(NAME, name, nr, side, share, args, does, checks) \
+	[KC_##NAME] = {#name, KCALL_##side, KCALL_SHARE_##share},
+#include "portable/abi/kcalls.h"
+#undef KCALL
+};
+
+/* The kernel's own handlers, for the calls kernel code makes through kcall(); the others
+ * serve user tasks only (kernel/task/utask_kcall.c) and answer -ENOSYS here. */
+typedef int64_t kcall_fn(unsigned caller, const uint64_t *args, const void *data, uint32_t len);
+static kcall_fn *const kcall_handlers[KC_COUNT] = {
+	[KC_WRITE] = kc_write,
+	[KC_CORE_ID] = kc_core_id,
+	[KC_DOMAIN_ID] = kc_domain_id,
+	[KC_JOB_ID] = kc_job_id,
+	[KC_RANK] = kc_rank,
+	[KC_TIME_NS] = kc_time_ns,
+	[KC_SLEEP_US] = kc_sleep_us,
+	[KC_HEAP_GROW] = kc_heap_grow,
+	[KC_SEND] = kc_send,
+	[KC_TRYSEND] = kc_trysend,
+	[KC_RECV] = kc_recv,
+	[KC_TRYRECV] = kc_tryrecv,
+	[KC_PROBE] = kc_probe,
+	[KC_JOB_SIZE] = kc_job_size,
 };
 
 /* ---- the forwarded path ---- */
@@ -229,13 +210,12 @@ static int64_t forward(unsigned me, unsigned nr, const uint64_t *args, const voi
 
 int64_t kcall(unsigned nr, const uint64_t *args, const void *data, uint32_t len)
 {
-	if (nr >= KC_COUNT || !kcall_table[nr].fn)
+	if (nr >= KC_COUNT || !kcall_handlers[nr])
 		return -ENOSYS;
 	unsigned me = this_cpu();
-	const struct kcall_desc *k = &kcall_table[nr];
-	if (k->side == KCALL_MASTER && !is_master(me))
+	if (kcall_table[nr].side == KCALL_MASTER && !is_master(me))
 		return forward(me, nr, args, data, len);
-	return k->fn(me, args, data, len);
+	return kcall_handlers[nr](me, args, data, len);
 }
 
 /*
@@ -300,8 +280,8 @@ bool master_serve_one(void)
 	} else {
 		struct kcall_fwd *f = (struct kcall_fwd *)msg;
 		bool ok = st.len >= sizeof *f && f->nr < KC_COUNT && kcall_table[f->nr].side == KCALL_MASTER &&
-			  kcall_table[f->nr].fn && sizeof *f + f->len == st.len;
-		ret = ok ? kcall_table[f->nr].fn((unsigned)st.source, f->args, msg + sizeof *f, f->len) : -ENOSYS;
+			  kcall_handlers[f->nr] && sizeof *f + f->len == st.len;
+		ret = ok ? kcall_handlers[f->nr]((unsigned)st.source, f->args, msg + sizeof *f, f->len) : -ENOSYS;
 	}
 	if (msg != (uint8_t *)on_stack)
 		kfree(msg);

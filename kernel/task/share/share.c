@@ -139,34 +139,25 @@ static bool running_killed(struct share_core *sc, struct slot *s)
 
 /* The calls a task of a job's part makes as it would on a core of its own: its messages
  * speak as its own endpoint, its job calls read its own job context. */
-static bool job_call_allowed(uint64_t nr)
-{
-	return (nr >= KC_SEND && nr <= KC_PROBE) || (nr >= KC_GROUP_INIT && nr <= KC_SCATTER) || nr == KC_JOB_ID ||
-	       nr == KC_RANK || nr == KC_JOB_SIZE || nr == KC_JOB_GROUP || nr == KC_SHM_OPEN || nr == KC_HEAP_GROW;
-}
-
+/* As each call's declaration says (portable/abi/kcalls.h, "share"). */
 bool share_call_allowed(uint64_t nr)
 {
-	if (running()->ep && (nr == KC_SHARE_INFO || nr == KC_SHARE_BARRIER))
-		return false; /* a job's tasks synchronise with the job's collectives */
-	if (running()->ep && job_call_allowed(nr))
+	if (nr >= KC_COUNT)
+		return false;
+	bool job = running()->ep != 0; /* an oversubscribed job's task, not a `share` command's */
+	switch (kcall_table[nr].share) {
+	case KCALL_SHARE_ANY:
 		return true;
-	switch (nr) {
-	case KC_EXIT:
-	case KC_WRITE:
-	case KC_CORE_ID:
-	case KC_DOMAIN_ID:
-	case KC_TIME_NS:
-	case KC_SLEEP_US:
-	case KC_SHARE_INFO:
-	case KC_SHARE_BARRIER:
-		return true;
-	case KC_HEAP_GROW:
+	case KCALL_SHARE_JOB:
+		return job; /* needs a message identity (or a job) per task */
+	case KCALL_SHARE_GROUP:
+		return !job; /* a job's tasks synchronise with the job's collectives */
+	case KCALL_SHARE_HEAP:
 		/* the heap is charged to the core's account at its master: a task that may move
-		 * would give it back to another core's */
-		return mine()->g->place == SHARE_PLACE_PINNED;
+		 * would give it back to another core's (a job's task has its account, kc_heap_grow) */
+		return job || mine()->g->place == SHARE_PLACE_PINNED;
 	default:
-		return false; /* needs a message identity (or a job) per task: not yet */
+		return false;
 	}
 }
 
