@@ -1,4 +1,4 @@
-"""The shell stays responsive whatever user tasks do (README, "The shell"): a foreground `run` of a task
+"""The shell stays responsive whatever user tasks do (docs/usage.md, "The shell"): a foreground `run` of a task
 that spins is killed by Ctrl-C or by `kill` typed meanwhile, goes to the background with Ctrl-Z or
 starts there with `&`, and the commands that never wait (`tasks`, `mk`, `jobs`, `kill`) answer while
 a spinning job holds 16 cores, the shell's own among them (a job's task on the shell's core used to

@@ -1,6 +1,6 @@
-"""The shell's own texts (README, "The shell"): `help` lists the commands by group, sorted, in lines of
-at most 80 columns broken at word boundaries; `help bootargs` gives each key's default; the README's
-shell and boot-argument tables list exactly what the kernel declares."""
+"""The shell's own texts (docs/usage.md, "The shell"): `help` lists the commands by group, sorted, in lines of
+at most 80 columns broken at word boundaries; `help bootargs` gives each key's default. The tables of
+docs/reference.md come from the same registrations (tests/test_reference.py)."""
 import re
 
 from conftest import ROOT
@@ -59,34 +59,3 @@ def test_help_is_grouped_sorted_and_wrapped(boot):
     assert rows["task_cpu_ms"] == "60000" and rows["policy"] == "ac" and rows["shell"] == "1"
     assert rows["vtime"] == "1" and rows["ktest"] == "empty" and rows["fail_hart"] == "unset"
     assert bootargs.splitlines()[0].split() == ["key", "default", "meaning"]
-
-
-def readme_rows(section):
-    """The first cells of the table under README's `## section`, each a list of its `code` chunks."""
-    text = (ROOT / "README.md").read_text().split(f"\n## {section}\n")[1].split("\n## ")[0]
-    rows = [line for line in text.splitlines() if line.startswith("| `")]
-    return [(re.findall(r"`([^`]*)`", row.split(" | ")[0]), row.split(" | ")[1:]) for row in rows]
-
-
-def test_readme_lists_every_shell_command_and_no_other():
-    """The README's shell table names exactly the commands the sources declare (it cannot drift)."""
-    listed = {chunk.split()[0] for chunks, _ in readme_rows("The shell") for chunk in chunks}
-    declared = set(declared_commands())
-    assert not declared - listed, f"commands missing from the README's shell table: {sorted(declared - listed)}"
-    assert not listed - declared, f"README's shell table names commands that do not exist: {sorted(listed - declared)}"
-
-
-def test_readme_lists_every_boot_argument_with_its_default(boot):
-    """The README's boot-argument table has a row per key of `help bootargs`, and a default written
-    as a number there is the kernel's own."""
-    r = boot(harts=1, bootargs='cmd="help bootargs"', timeout=60)
-    assert r.status == 0, r.output[-2000:]
-    listing = r.output.split("mosaic> help bootargs\n")[1]
-    kernel = {line.split()[0]: line.split()[1] for line in listing.splitlines()[1:] if re.match(r"^  [a-z]", line)}
-    readme = {chunks[0]: cells[0] for chunks, cells in readme_rows("Boot arguments")}
-    assert not kernel.keys() - readme.keys(), f"keys missing from the README: {sorted(kernel.keys() - readme.keys())}"
-    assert not readme.keys() - kernel.keys(), f"README keys the kernel lacks: {sorted(readme.keys() - kernel.keys())}"
-    for key, cell in readme.items():
-        m = re.fullmatch(r"`(\d+)`.*", cell.strip())
-        if m:
-            assert m.group(1) == kernel[key], f"{key}: README says {m.group(1)}, the kernel {kernel[key]}"

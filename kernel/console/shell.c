@@ -398,12 +398,66 @@ static void help_bootargs(void)
 	}
 }
 
-SHELL_CMD_NOWAIT(help, "help [COMMAND | bootargs]", "the commands by group, one command's usage, or the boot arguments")
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void print_json_string(const char *s)
+{
+	kprintf("\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			kprintf("\\%c", *s);
+		else if ((unsigned char)*s < ' ')
+			kprintf("\\u%04x", (unsigned)(unsigned char)*s);
+		else
+			kprintf("%c", *s);
+	}
+	kprintf("\"");
+}
+
+/* Every command and boot argument as a JSON line (`help json`), from the tables `help` reads:
+ * scripts/reference renders docs/reference.md from them. */
+static void help_json(void)
+{
+	for (unsigned g = 0; g <= NGROUPS; g++)
+		for (const struct shell_cmd *c = __shellcmds_start; c < __shellcmds_end; c++) {
+			if (group_of(c) != g)
+				continue;
+			kprintf("{\"type\": \"shell_cmd\", \"group\": ");
+			print_json_string(g < NGROUPS ? groups[g].title : "other");
+			kprintf(", \"name\": ");
+			print_json_string(c->name);
+			kprintf(", \"usage\": ");
+			print_json_string(c->usage);
+			kprintf(", \"help\": ");
+			print_json_string(c->help);
+			kprintf(", \"nowait\": %s}\n", c->flags & SHELL_NOWAIT ? "true" : "false");
+		}
+	size_t n;
+	const struct bootarg *t = bootargs_table(&n);
+	for (size_t i = 0; i < n; i++) {
+		char def[DEFAULT_TEXT];
+		if (!bootarg_default(i, def, sizeof def))
+			strlcpy(def, "?", sizeof def);
+		kprintf("{\"type\": \"bootarg\", \"key\": ");
+		print_json_string(t[i].key);
+		kprintf(", \"default\": ");
+		print_json_string(def);
+		kprintf(", \"help\": ");
+		print_json_string(t[i].help);
+		kprintf("}\n");
+	}
+}
+
+SHELL_CMD_NOWAIT(help, "help [COMMAND | bootargs | json]",
+		 "the commands by group, one command's usage, the boot arguments, or all of them as JSON lines")
 {
 	if (argc > 2)
 		return SHELL_USAGE;
 	if (argc == 2 && strcmp(argv[1], "bootargs") == 0) {
 		help_bootargs();
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "json") == 0) {
+		help_json();
 		return 0;
 	}
 	if (argc == 2) {
