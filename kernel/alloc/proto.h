@@ -22,11 +22,6 @@
 _Static_assert(PROTO_MASK_CORES >= MOSAIC_MAX_HARTS, "a core mask must name every core");
 _Static_assert(PROTO_MAX_DOMAINS >= MOSAIC_MAX_HARTS, "every core may be a micro-kernel");
 
-/* NoC traffic classes (kernel/msg/msg.h; KERNEL and KERNEL+1 are the kernel calls'). */
-#define MSG_TYPE_ALLOC (MSG_TYPE_KERNEL + 2)
-#define MSG_TYPE_ALLOC_REPORT (MSG_TYPE_KERNEL + 3)
-#define MSG_TYPE_CLAIM (MSG_TYPE_KERNEL + 4) /* micro-kernel -> a claim's owner core: replies (claim.c) */
-
 extern struct mk mks[MOSAIC_MAX_HARTS];
 /* The machine as every micro-kernel sees it (binding.c), filled by alloc_init. */
 extern struct proto_world alloc_world;

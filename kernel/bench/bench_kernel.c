@@ -182,7 +182,7 @@ static void watch_report(const struct watch *w)
 	uint64_t now = noc_now_ns();
 	unsigned visible = 0, inflight = 0;
 	for (unsigned i = 0; i < noc_params.depth; i++)
-		if (mb->slots[i].used && mb->slots[i].h.type == MSG_TYPE_KERNEL)
+		if (mb->slots[i].used && mb->slots[i].h.type == MSG_TYPE_KCALL)
 			*(mb->slots[i].h.t_deliver_ns <= now ? &visible : &inflight) += 1;
 	kprintf("bench-kernel: {\"kind\": \"stuck\", \"phase\": \"%s\", \"core\": %u, \"waited_ms\": %u, \"master\": %u, "
 		"\"master_calls_visible\": %u, \"master_calls_in_flight\": %u, \"master_sleeping\": %u, "
@@ -389,7 +389,7 @@ static void split_side(void *arg)
 			split_next(s, 4 * r + 1, s->caller);
 			split_wait(s, 4 * r + 2);
 			settle();
-			const struct noc_header *h = peek_mailbox(me, s->caller, MSG_TYPE_KERNEL);
+			const struct noc_header *h = peek_mailbox(me, s->caller, MSG_TYPE_KCALL);
 			if (h) {
 				s->req_len = h->len;
 				s->req_flight_ns = h->t_deliver_ns - h->t_send_ns;

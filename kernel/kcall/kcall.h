@@ -19,10 +19,6 @@ enum kcall_nr {
 	KC_COUNT = 80,
 };
 
-/* The NoC traffic classes of forwarded calls and their replies (kernel/msg/msg.h). */
-#define MSG_TYPE_KCALL MSG_TYPE_KERNEL
-#define MSG_TYPE_KCALL_REPLY (MSG_TYPE_KERNEL + 1)
-
 enum kcall_side { KCALL_NONE = 0, KCALL_LOCAL, KCALL_MASTER };
 /* Which task of a time-sliced core may make a call (portable/abi/kcalls.h, "share"). */
 enum kcall_share { KCALL_SHARE_NONE = 0, KCALL_SHARE_ANY, KCALL_SHARE_JOB, KCALL_SHARE_GROUP, KCALL_SHARE_HEAP };

@@ -31,12 +31,19 @@
 #define MSG_ANY_TAG NOC_ANY
 #define MSG_TAG_MAX 0x7fffffff
 
-/* Traffic classes: a receive only matches messages of its own class. The user
- * classes travel on the NoC's user channel and carry the sending task's session. */
+/* Traffic classes, every one of them here: a receive only matches messages of its own
+ * class. The kernel's protocols each have one (their owners say what travels on it); the
+ * user classes travel on the NoC's user channel and carry the sending task's session. */
 enum msg_type {
 	MSG_TYPE_DATA = 1, /* point-to-point traffic of the kernel's API users */
 	MSG_TYPE_COLL = 2, /* the kernel's collectives */
-	MSG_TYPE_KERNEL = 16, /* first type free for kernel protocols */
+	MSG_TYPE_KERNEL = 16,                  /* the first of the kernel's protocols: */
+	MSG_TYPE_KCALL = MSG_TYPE_KERNEL,      /* forwarded kernel calls (kernel/kcall/) */
+	MSG_TYPE_KCALL_REPLY,                  /* and their replies */
+	MSG_TYPE_ALLOC,                        /* the job allocation protocol (kernel/alloc/proto.h) */
+	MSG_TYPE_ALLOC_REPORT,                 /* job reports to their submitters */
+	MSG_TYPE_CLAIM,                        /* micro-kernel -> a claim's owner core: replies */
+	MSG_TYPE_BALANCE,                      /* the speed balancer of share groups (kernel/task/share/) */
 	MSG_TYPE_USER = NOC_TYPE_USER | 1,      /* point-to-point traffic of user tasks */
 	MSG_TYPE_USER_COLL = NOC_TYPE_USER | 2, /* collectives of user tasks */
 };

@@ -71,10 +71,6 @@ struct share_core {
 	struct share_view view[SHARE_CORES_MAX]; /* every core's latest record it knows (its own too) */
 };
 
-/* The balancer's messages: kernel traffic between the cores of a share group (the kernel's
- * other protocol types are in kernel/kcall/kcall.h and kernel/alloc/proto.h). */
-#define MSG_TYPE_BALANCE (MSG_TYPE_KERNEL + 5)
-
 extern struct share_core *share_cores[MOSAIC_MAX_HARTS];
 
 /* The balancer's step in a core's scheduler loop (host context, interrupts on). */
