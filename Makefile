@@ -65,7 +65,7 @@ USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring comput
 USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64imac -mabi=lp64 -mcmodel=medany -fno-pie -Iuser
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
-USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/job.h user/user.ld portable/abi/kcalls.h
+USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/job.h user/user.ld portable/abi/kcalls.h portable/abi/errors.h portable/abi/types.h
 
 KERNEL_DIRS := arch/riscv kernel/core kernel/time kernel/mm kernel/console kernel/domain kernel/kcall kernel/task kernel/task/share kernel/msg kernel/dispatch kernel/alloc kernel/bench portable/alloc portable/noc portable/mesh drivers drivers/noc lib tests/ktest
 SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))

@@ -261,7 +261,7 @@ void penv_team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 	chk_violation("micro-kernel %u: a team of claim %u to start", m->dom, h->job);
 }
 
-void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const struct member_result *r, unsigned owner)
+void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const struct mosaic_member_result *r, unsigned owner)
 {
 	(void)r, (void)owner;
 	chk_violation("micro-kernel %u: member %u of claim %u ended", m->dom, index, claim);

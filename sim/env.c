@@ -275,7 +275,7 @@ void penv_team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 	penv_fail(m, "micro-kernel %u: a team of claim %u to start, in a simulation without claims", m->dom, h->job);
 }
 
-void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const struct member_result *r, unsigned owner)
+void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const struct mosaic_member_result *r, unsigned owner)
 {
 	(void)r;
 	(void)owner;

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include "../portable/abi/types.h" /* mosaic_status, mosaic_job_report, mosaic_member_result */
 
 /* KC_<NAME>: every call's number */
 enum {
@@ -20,30 +21,14 @@ enum {
 #define MOSAIC_OP_MIN 2
 #define MOSAIC_OP_MAX 3
 
-#define MOSAIC_EFAULT (-14)
-#define MOSAIC_EINVAL (-22)
-#define MOSAIC_ENOSPC (-28)
-#define MOSAIC_ENOMEM (-12)
-#define MOSAIC_ENOSYS (-38)
-#define MOSAIC_ENOENT (-2)
-#define MOSAIC_EBUSY (-16)
-#define MOSAIC_ENOTSUP (-95)
-#define MOSAIC_EPERM (-1)
-#define MOSAIC_ESRCH (-3)
-#define MOSAIC_EINTR (-4)
-#define MOSAIC_E2BIG (-7)
-#define MOSAIC_ECHILD (-10)
-#define MOSAIC_EAGAIN (-11)
+/* MOSAIC_E<NAME>: every error a call returns, negated (portable/abi/errors.h) */
+enum {
+#define KERROR(NAME, nr, text) MOSAIC_##NAME = -(nr),
+#include "../portable/abi/errors.h"
+#undef KERROR
+};
 #define MOSAIC_ANY (-1)
 
-/* The kernel's struct msg_status (kernel/msg/msg.h). */
-struct mosaic_status {
-	int source, tag;
-	uint32_t len;
-	int error;
-	uint32_t seq, hops;
-	uint64_t t_send_ns, t_deliver_ns, t_recv_ns, t_wait_ns;
-};
 
 static inline long mosaic_call(long nr, long a0, long a1, long a2, long a3, long a4)
 {
@@ -246,17 +231,6 @@ static inline long mosaic_shm_open(const char *name, size_t bytes)
 #define MOSAIC_WAIT_YIELD 1
 #define MOSAIC_WAIT_SLEEP 2
 #define MOSAIC_JOB_NOWAIT 1
-/* The kernel's struct user_job_report (kernel/alloc/user_job.h). */
-struct mosaic_job_report {
-	int32_t handle;       /* what mosaic_job_spawn returned */
-	uint32_t job;         /* the allocator's job id */
-	uint16_t home, status; /* status: 0 every task exited with 0, 1 some task failed */
-	uint32_t ntasks, failed_tasks;
-	int32_t exit_code;    /* the first non-zero exit code of a task (0 if none) */
-	uint32_t nparts;      /* micro-kernels whose cores it ran on */
-	uint64_t t_submit_ns, t_alloc_ns, t_start_ns, t_end_ns;
-	uint64_t cores[2];    /* the cores it held, a mask */
-};
 /* In user/runtime.c: passes the name's length (strlen) to the kernel. */
 long mosaic_job_spawn(const char *program, unsigned long ntasks, unsigned long cores, long arg, int place, int wait);
 static inline long mosaic_job_wait(struct mosaic_job_report *r, unsigned flags)
@@ -289,13 +263,6 @@ static inline long mosaic_job_wait(struct mosaic_job_report *r, unsigned flags)
 struct mosaic_member {
 	int (*fn)(long arg);
 	long arg;
-};
-/* The kernel's struct member_result (kernel/alloc/invasive.h). */
-struct mosaic_member_result {
-	int32_t status; /* 0: ran to its end; MOSAIC_EFAULT: killed; else why it could not start */
-	int32_t value;  /* what fn returned (an int, like an exit code) */
-	uint16_t core, pad[3];
-	uint64_t t_start_ns, t_end_ns;
 };
 static inline long mosaic_invade(long n, int props, uint16_t *got, size_t cap)
 {

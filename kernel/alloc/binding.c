@@ -221,9 +221,6 @@ bool penv_core_busy(struct mk *m, unsigned core)
 	return harts[core].state != HART_ONLINE || harts[core].call_fn || harts[core].utask;
 }
 
-_Static_assert(PROTO_ENOENT == ENOENT && PROTO_ENOMEM == ENOMEM && PROTO_EBUSY == EBUSY && PROTO_EINVAL == EINVAL,
-	       "the core's answers use the kernel's error numbers");
-
 /* Sends a reply to the claim's owner core: a result, then any body. */
 void penv_claim_reply(struct mk *m, unsigned owner, int tag, int64_t result, const void *body, uint32_t len)
 {
@@ -243,7 +240,7 @@ void penv_claim_reply(struct mk *m, unsigned owner, int tag, int64_t result, con
 
 void penv_team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len) { team_start(m, h, len); }
 
-void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const struct member_result *r, unsigned owner)
+void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const struct mosaic_member_result *r, unsigned owner)
 {
 	(void)m;
 	kprintf("mosaic: claim %u: member %u on core %u %s%s%s; reported to its owner, core %u\n", claim, index,
@@ -320,7 +317,7 @@ bool alloc_step(void)
 	inside[me] = true;
 	struct mk *m = mk_self();
 	bool did = false;
-	struct msg_status st;
+	struct mosaic_status st;
 	/* the hint first: most passes of an idle loop find no protocol message, and a probe
 	 * would look through the mailbox under its lock to say so. With one, the probe takes the
 	 * oldest arrival from any source, which is right only if nothing older can still come:

@@ -33,7 +33,7 @@ static int64_t await_answer(int tag, void *body, uint32_t cap)
 	if (!msg)
 		return -ENOMEM; /* the answer stays queued for the next wait with this tag */
 	struct msg_request req;
-	struct msg_status st;
+	struct mosaic_status st;
 	int e = msg_irecv_typed(MSG_TYPE_CLAIM, (int)domain_master(domain_of(me)), tag, msg, size, &req);
 	/* a team's end may never come while its owner is being killed: that wait gives up
 	 * (claim_owner_end then kills the members and waits again) */
@@ -152,12 +152,12 @@ int64_t claim_infect(const char *program, const struct team_entry *team, uint32_
 	return r;
 }
 
-int64_t claim_team_wait(struct member_result *out, uint32_t cap)
+int64_t claim_team_wait(struct mosaic_member_result *out, uint32_t cap)
 {
 	struct owner_view *v = &views[this_cpu()];
 	if (!v->team || cap < v->members)
 		return -EINVAL;
-	int64_t r = await_answer(CLAIM_TAG_TEAM, out, v->members * sizeof(struct member_result));
+	int64_t r = await_answer(CLAIM_TAG_TEAM, out, v->members * sizeof(struct mosaic_member_result));
 	if (r != -ENOMEM && r != -EINTR)
 		v->team = false;
 	return r;
@@ -178,7 +178,7 @@ void claim_owner_end(bool killed)
 		for (uint32_t i = 0; i < v->members && i < v->n; i++)
 			utask_kill(v->cores[i], msg_session());
 	if (v->team) {
-		struct member_result *res = kmalloc(v->members * sizeof *res);
+		struct mosaic_member_result *res = kmalloc(v->members * sizeof *res);
 		if (res) /* without memory the answer stays queued; the next owner here never asks for it */
 			claim_team_wait(res, v->members);
 		kfree(res);

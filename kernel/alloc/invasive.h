@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
-#include "portable/alloc/claim.h" /* struct member_result */
+#include "portable/alloc/claim.h" /* struct mosaic_member_result */
 
 #define INVADE_DOMAIN 0   /* cores of the owner's own domain only */
 #define INVADE_ANYWHERE 1 /* cores of any domain (through every micro-kernel) */
@@ -37,7 +37,7 @@ int64_t claim_infect(const char *program, const struct team_entry *team, uint32_
 		     uint64_t owner_root);
 /* Waits until every member ended (the barrier between phases); returns how many failed,
  * with every member's result. -EINVAL if no team runs or cap is smaller than the team. */
-int64_t claim_team_wait(struct member_result *out, uint32_t cap);
+int64_t claim_team_wait(struct mosaic_member_result *out, uint32_t cap);
 /* The claim's cores in claim order (at most cap of them are written); returns its size. */
 uint32_t claim_cores(uint16_t *out, uint32_t cap);
 /* The owner task ended: wait for its team (killing its members first if the owner

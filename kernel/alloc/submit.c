@@ -156,7 +156,7 @@ int alloc_submit(const struct job_spec *spec, const char **why)
 
 bool alloc_report_visible(int tag)
 {
-	struct msg_status st;
+	struct mosaic_status st;
 	return msg_probe_typed(MSG_TYPE_ALLOC_REPORT, MSG_ANY_SOURCE, tag, false, &st) == 0;
 }
 

@@ -33,7 +33,7 @@ static void member_main(void *arg)
 		utask_run_ilet(mine.program, mine.owner_root, mine.spec.index, mine.spec.fn, mine.spec.arg, 0, &res);
 	struct {
 		struct alloc_hdr h;
-		struct member_result r;
+		struct mosaic_member_result r;
 	} msg = {
 		.h = {.kind = AK_MEMBER_DONE, .job = mine.claim, .from = (uint16_t)this_cpu(), .count = mine.spec.index},
 		.r = {.status = res.status, .value = res.status ? 0 : res.exit_code, .core = (uint16_t)this_cpu(),

@@ -61,7 +61,7 @@ static bool report_or_kill(void *arg)
 	return alloc_report_visible(ALLOC_REPORT_USER) || hart_kill_pending() || shell_edge_due();
 }
 
-int64_t user_job_wait(struct user_job_report *out, bool nowait)
+int64_t user_job_wait(struct mosaic_job_report *out, bool nowait)
 {
 	struct core_jobs *c = mine();
 	if (!c->n)
@@ -92,7 +92,7 @@ int64_t user_job_wait(struct user_job_report *out, bool nowait)
 			continue;
 		}
 		c->handle[i] = c->handle[--c->n];
-		*out = (struct user_job_report){.handle = (int32_t)r->tag, .job = r->job, .home = r->home,
+		*out = (struct mosaic_job_report){.handle = (int32_t)r->tag, .job = r->job, .home = r->home,
 						.status = r->status, .ntasks = r->ntasks,
 						.failed_tasks = r->failed_tasks, .exit_code = r->exit_code,
 						.nparts = r->nparts, .t_submit_ns = r->t_submit_ns,

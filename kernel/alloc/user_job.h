@@ -12,22 +12,11 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include "portable/abi/types.h" /* struct mosaic_job_report, what job_wait gives a task */
 
 /* Reports a core may have on their way at once: its task's outstanding jobs and the orphans
  * of its earlier tasks together. Bounds the kernel-channel slots they can hold there. */
 #define USER_JOBS_MAX 4
-
-/* What job_wait gives a task (user/mosaic.h: struct mosaic_job_report, the same layout). */
-struct user_job_report {
-	int32_t handle;       /* what job_spawn returned */
-	uint32_t job;         /* the allocator's job id */
-	uint16_t home, status; /* status: 0 every task exited with 0, 1 some task failed */
-	uint32_t ntasks, failed_tasks;
-	int32_t exit_code;    /* the first non-zero exit code of a task (0 if none) */
-	uint32_t nparts;      /* micro-kernels whose cores it ran on */
-	uint64_t t_submit_ns, t_alloc_ns, t_start_ns, t_end_ns;
-	uint64_t cores[2];    /* the cores it held, a mask */
-};
 
 /* job_spawn's mode argument: the placement in bits 0..7, the wait mode in bits 8..15. */
 #define USER_JOB_MODE_BITS 0xffffULL
@@ -43,7 +32,7 @@ int64_t user_job_spawn(const char *program, uint64_t ntasks, uint64_t cores, uin
 /* Takes the report of one of the calling task's jobs, waiting for it unless `nowait`
  * (then -EAGAIN): its handle, -ECHILD if it has none outstanding, -EINTR if the task is
  * being killed meanwhile. Orphans met on the way are thrown away. */
-int64_t user_job_wait(struct user_job_report *out, bool nowait);
+int64_t user_job_wait(struct mosaic_job_report *out, bool nowait);
 /* The task on this core ended: its outstanding jobs' reports become orphans. */
 void user_job_task_end(void);
 /* Background work: throws away one orphan report that arrived at a core whose task has

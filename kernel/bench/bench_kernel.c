@@ -378,7 +378,7 @@ static void split_side(void *arg)
 	struct split_bench *s = arg;
 	unsigned me = this_cpu();
 	struct msg_request req;
-	struct msg_status st;
+	struct mosaic_status st;
 	for (unsigned r = 0; r < reps + 1; r++) { /* rep 0 is a warm-up */
 		unsigned k = r ? r - 1 : 0;
 		if (me == s->master) {

@@ -39,7 +39,7 @@ static void oneway_side(void *arg)
 {
 	struct oneway *o = arg;
 	static uint8_t buf[NOC_MAX_BODY];
-	struct msg_status st;
+	struct mosaic_status st;
 	if (this_cpu() == o->dst) {
 		o->err |= msg_recv((int)o->src, 3, buf, sizeof buf, &st);
 		o->latency_ns = st.t_recv_ns - st.t_send_ns;
@@ -92,7 +92,7 @@ static void overhead_side(void *arg)
 {
 	struct overhead *o = arg;
 	char buf[8] = "overhead";
-	struct msg_status st;
+	struct mosaic_status st;
 	if (this_cpu() == o->src) {
 		/* the markers lie outside the counted interval, and the two reads' own instructions are
 		 * measured alone and taken off: the figure is the message's, not the measurement's (each

@@ -134,19 +134,19 @@ static int64_t kc_trysend(unsigned caller, const uint64_t *a, const void *d, uin
 static int64_t kc_recv(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
 {
 	(void)caller, (void)d, (void)n;
-	return msg_recv((int)a[0], (int)a[1], (void *)a[2], (uint32_t)a[3], (struct msg_status *)a[4]);
+	return msg_recv((int)a[0], (int)a[1], (void *)a[2], (uint32_t)a[3], (struct mosaic_status *)a[4]);
 }
 
 static int64_t kc_tryrecv(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
 {
 	(void)caller, (void)d, (void)n;
-	return msg_tryrecv((int)a[0], (int)a[1], (void *)a[2], (uint32_t)a[3], (struct msg_status *)a[4]);
+	return msg_tryrecv((int)a[0], (int)a[1], (void *)a[2], (uint32_t)a[3], (struct mosaic_status *)a[4]);
 }
 
 static int64_t kc_probe(unsigned caller, const uint64_t *a, const void *d, uint32_t n)
 {
 	(void)caller, (void)d, (void)n;
-	return msg_probe((int)a[0], (int)a[1], a[2] != 0, (struct msg_status *)a[3]);
+	return msg_probe((int)a[0], (int)a[1], a[2] != 0, (struct mosaic_status *)a[3]);
 }
 
 const struct kcall_desc kcall_table[KC_COUNT] = {
@@ -266,7 +266,7 @@ bool master_serve_one(void)
 	last_served[me] = (uint16_t)first_k;
 	uint64_t on_stack[KCALL_STACK_MSG / 8];
 	uint8_t *msg = (uint8_t *)on_stack;
-	struct msg_status st = {.source = source};
+	struct mosaic_status st = {.source = source};
 	int64_t ret;
 	int e = msg_recv_typed(MSG_TYPE_KCALL, source, MSG_ANY_TAG, msg, sizeof on_stack, &st);
 	if (e == -EOVERFLOW) { /* a call with more data than the stack holds: it is still queued */

@@ -30,7 +30,7 @@ int coll_recv(struct msg_group *g, unsigned rank, int tag, void *buf, uint64_t l
 	uint8_t *p = buf;
 	do {
 		uint32_t piece = len > NOC_MAX_BODY ? NOC_MAX_BODY : (uint32_t)len;
-		struct msg_status st;
+		struct mosaic_status st;
 		int e = msg_recv_typed(g->type, g->cores[rank], tag, p, piece, &st);
 		if (!e && st.len != piece)
 			e = -EINVAL;
@@ -330,7 +330,7 @@ int gather_flat(struct msg_group *g, unsigned root, const void *in, uint32_t len
 	}
 	memmove((uint8_t *)out + (uint64_t)root * len, in, len);
 	for (unsigned i = 0; i < posted; i++) {
-		struct msg_status st;
+		struct mosaic_status st;
 		int w = msg_wait(&reqs[i], &st);
 		if (!e && (w || st.len != len))
 			e = w ? w : -EINVAL;
@@ -456,7 +456,7 @@ int alltoallv_flat(struct msg_group *g, const void *in, const uint32_t *sendcoun
 			nreq++;
 	}
 	for (unsigned i = 0; i < nreq; i++) {
-		struct msg_status st;
+		struct mosaic_status st;
 		int w = msg_wait(&reqs[i], &st);
 		if (!e && w)
 			e = w;

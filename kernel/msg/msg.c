@@ -72,14 +72,14 @@ static void queue_remove(struct msg_request **head, struct msg_request **tail, s
 }
 
 /* A receive's status, taken at `now` (the time the receive found the message). */
-static void fill_status_at(struct msg_status *st, const struct noc_header *h, int error, uint64_t now)
+static void fill_status_at(struct mosaic_status *st, const struct noc_header *h, int error, uint64_t now)
 {
-	*st = (struct msg_status){.source = h->src, .tag = h->tag, .len = h->len, .error = error, .seq = h->seq,
+	*st = (struct mosaic_status){.source = h->src, .tag = h->tag, .len = h->len, .error = error, .seq = h->seq,
 				  .hops = h->hops, .t_send_ns = h->t_send_ns, .t_deliver_ns = h->t_deliver_ns,
 				  .t_recv_ns = now, .t_wait_ns = h->t_wait_ns};
 }
 
-static void fill_status(struct msg_status *st, const struct noc_header *h, int error)
+static void fill_status(struct mosaic_status *st, const struct noc_header *h, int error)
 {
 	fill_status_at(st, h, error, vtime_now_ns()); /* the clock first: nothing of the header lives across it */
 }
@@ -172,7 +172,7 @@ static bool try_send(unsigned me, struct msg_request *r)
 			    r->xsend, true);
 	if (e == -EBUSY)
 		return false;
-	r->status = (struct msg_status){.source = (int)me, .tag = r->tag, .len = r->len, .error = e};
+	r->status = (struct mosaic_status){.source = (int)me, .tag = r->tag, .len = r->len, .error = e};
 	r->state = MSG_REQ_DONE;
 	return true;
 }
@@ -402,7 +402,7 @@ static bool something_visible(unsigned me)
 
 /* Fast path of a receive with no earlier receive posted and nothing unhandled:
  * take a visible message straight from the mailbox. -EAGAIN if there is none. */
-static inline __attribute__((always_inline)) int recv_direct(unsigned me, uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
+static inline __attribute__((always_inline)) int recv_direct(unsigned me, uint16_t type, int src, int tag, void *buf, uint32_t cap, struct mosaic_status *st)
 {
 	struct noc_match m = {.src = src, .tag = tag, .type = type, .session = session_for(&endpoints[me], type)};
 	struct noc_mailbox *mb = noc_mailbox_of(me, type);
@@ -430,7 +430,7 @@ struct direct_recv {
 	int src, tag;
 	void *buf;
 	uint32_t cap;
-	struct msg_status *st;
+	struct mosaic_status *st;
 	int result;
 	bool fallback; /* messages were drained meanwhile: the request path keeps their order */
 };
@@ -664,7 +664,7 @@ int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, st
 	return 0;
 }
 
-int msg_test(struct msg_request *req, int *done, struct msg_status *st)
+int msg_test(struct msg_request *req, int *done, struct mosaic_status *st)
 {
 	if (!req || req->state == MSG_REQ_IDLE || !done)
 		return -EINVAL;
@@ -679,7 +679,7 @@ int msg_test(struct msg_request *req, int *done, struct msg_status *st)
 	return *done ? req->status.error : 0;
 }
 
-int msg_wait(struct msg_request *req, struct msg_status *st)
+int msg_wait(struct msg_request *req, struct mosaic_status *st)
 {
 	if (!req || req->state == MSG_REQ_IDLE)
 		return -EINVAL;
@@ -740,7 +740,7 @@ int msg_trysend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t
 
 int msg_trysend(int dst, int tag, const void *buf, uint32_t len) { return msg_trysend_typed(MSG_TYPE_DATA, dst, tag, buf, len); }
 
-int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
+int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct mosaic_status *st)
 {
 	unsigned me = self_for(type);
 	struct endpoint *ep = &endpoints[me];
@@ -799,7 +799,7 @@ int msg_irecv(int src, int tag, void *buf, uint32_t cap, struct msg_request *req
 	return msg_irecv_typed(MSG_TYPE_DATA, src, tag, buf, cap, req);
 }
 
-int msg_tryrecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
+int msg_tryrecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct mosaic_status *st)
 {
 	if (is_user(type))
 		vtime_settle(); /* a task's "nothing yet" holds at its time: nothing earlier may still come */
@@ -816,7 +816,7 @@ int msg_tryrecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, 
 	return req.status.error;
 }
 
-int msg_tryrecv(int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
+int msg_tryrecv(int src, int tag, void *buf, uint32_t cap, struct mosaic_status *st)
 {
 	return msg_tryrecv_typed(MSG_TYPE_DATA, src, tag, buf, cap, st);
 }
@@ -824,7 +824,7 @@ int msg_tryrecv(int src, int tag, void *buf, uint32_t cap, struct msg_status *st
 struct probe_state {
 	unsigned me;
 	struct noc_match match;
-	struct msg_status *st;
+	struct mosaic_status *st;
 	bool found;
 };
 
@@ -848,7 +848,7 @@ static bool probe_once(void *arg)
 	return p->found;
 }
 
-int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct msg_status *st)
+int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct mosaic_status *st)
 {
 	if (!st)
 		return -EINVAL;
@@ -869,7 +869,7 @@ int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct msg_stat
 	return wait_until_done(p.me, probe_once, &p, is_user(type)) ? 0 : -EINTR;
 }
 
-int msg_probe(int src, int tag, bool block, struct msg_status *st)
+int msg_probe(int src, int tag, bool block, struct mosaic_status *st)
 {
 	return msg_probe_typed(MSG_TYPE_DATA, src, tag, block, st);
 }

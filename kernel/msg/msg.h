@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "drivers/noc/noc.h"
+#include "portable/abi/types.h" /* struct mosaic_status, the status of every receive */
 
 #define MSG_ANY_SOURCE NOC_ANY
 #define MSG_ANY_TAG NOC_ANY
@@ -62,16 +63,6 @@ enum msg_type {
 #define MSG_USER_BUFFER_DEFAULT (256 * 1024)
 extern uint64_t msg_user_buffer;
 
-struct msg_status {
-	int source;
-	int tag;
-	uint32_t len;    /* length of the matched message (also on -EOVERFLOW) */
-	int error;
-	uint32_t seq;
-	uint32_t hops;
-	uint64_t t_send_ns, t_deliver_ns, t_recv_ns, t_wait_ns;
-};
-
 enum msg_req_kind { MSG_REQ_SEND = 1, MSG_REQ_RECV };
 enum msg_req_state { MSG_REQ_IDLE = 0, MSG_REQ_PENDING, MSG_REQ_DONE };
 
@@ -87,7 +78,7 @@ struct msg_request {
 	const void *sbuf;
 	void *rbuf;
 	uint32_t len;
-	struct msg_status status;
+	struct mosaic_status status;
 };
 
 /* msg_send and msg_recv: the plain data channel, inline below */
@@ -96,27 +87,27 @@ int msg_isend(int dst, int tag, const void *buf, uint32_t len, struct msg_reques
 /* NoCMsg's send without flow control: see docs/noc.md for its rules R1-R4. */
 int msg_xsend(int dst, int tag, const void *buf, uint32_t len);
 
-int msg_tryrecv(int src, int tag, void *buf, uint32_t cap, struct msg_status *st);
+int msg_tryrecv(int src, int tag, void *buf, uint32_t cap, struct mosaic_status *st);
 int msg_irecv(int src, int tag, void *buf, uint32_t cap, struct msg_request *req);
 
 /* *done = 1 and the status once req completed; never waits. */
-int msg_test(struct msg_request *req, int *done, struct msg_status *st);
-int msg_wait(struct msg_request *req, struct msg_status *st);
+int msg_test(struct msg_request *req, int *done, struct mosaic_status *st);
+int msg_wait(struct msg_request *req, struct mosaic_status *st);
 /* The header of the next matching message without taking it (block: wait for one). */
-int msg_probe(int src, int tag, bool block, struct msg_status *st);
+int msg_probe(int src, int tag, bool block, struct mosaic_status *st);
 
 /* The same, for any traffic class (the kernel's protocols and the collectives). */
 int msg_isend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len, bool xsend,
 		    struct msg_request *req);
 int msg_irecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_request *req);
-int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct msg_status *st);
+int msg_probe_typed(uint16_t type, int src, int tag, bool block, struct mosaic_status *st);
 
 /* The same on a given traffic class (user tasks use MSG_TYPE_USER). */
 int msg_send_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len);
 int msg_trysend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len);
 int msg_xsend_typed(uint16_t type, int dst, int tag, const void *buf, uint32_t len);
-int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st);
-int msg_tryrecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct msg_status *st);
+int msg_recv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct mosaic_status *st);
+int msg_tryrecv_typed(uint16_t type, int src, int tag, void *buf, uint32_t cap, struct mosaic_status *st);
 
 /* Inline: a call level of their own would cost every message a frame (the kernel keeps its
  * frames and makes no tail calls, for GDB's backtraces). */
@@ -124,7 +115,7 @@ static inline int msg_send(int dst, int tag, const void *buf, uint32_t len)
 {
 	return msg_send_typed(MSG_TYPE_DATA, dst, tag, buf, len);
 }
-static inline int msg_recv(int src, int tag, void *buf, uint32_t cap, struct msg_status *st)
+static inline int msg_recv(int src, int tag, void *buf, uint32_t cap, struct mosaic_status *st)
 {
 	return msg_recv_typed(MSG_TYPE_DATA, src, tag, buf, cap, st);
 }

@@ -253,9 +253,9 @@ static int64_t user_msg_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		struct msg_request *r = request_of(t, a[0]);
 		if (!r)
 			return -EINVAL;
-		if (a[1] && !user_range(t, a[1], sizeof(struct msg_status), true))
+		if (a[1] && !user_range(t, a[1], sizeof(struct mosaic_status), true))
 			return -EFAULT;
-		struct msg_status st;
+		struct mosaic_status st;
 		int done = 1, e;
 		if (nr == KC_TEST) {
 			e = msg_test(r, &done, &st);
@@ -374,16 +374,16 @@ static int64_t user_p2p_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 				     : msg_trysend_typed(MSG_TYPE_USER, peer, tag, (const void *)a[2], (uint32_t)a[3]);
 	case KC_RECV:
 	case KC_TRYRECV:
-		if (!user_range(t, a[2], a[3], true) || (a[4] && !user_range(t, a[4], sizeof(struct msg_status), true)))
+		if (!user_range(t, a[2], a[3], true) || (a[4] && !user_range(t, a[4], sizeof(struct mosaic_status), true)))
 			return -EFAULT;
 		return nr == KC_RECV
-			       ? msg_recv_typed(MSG_TYPE_USER, peer, tag, (void *)a[2], (uint32_t)a[3], (struct msg_status *)a[4])
+			       ? msg_recv_typed(MSG_TYPE_USER, peer, tag, (void *)a[2], (uint32_t)a[3], (struct mosaic_status *)a[4])
 			       : msg_tryrecv_typed(MSG_TYPE_USER, peer, tag, (void *)a[2], (uint32_t)a[3],
-						   (struct msg_status *)a[4]);
+						   (struct mosaic_status *)a[4]);
 	default: /* KC_PROBE */
-		if (!a[3] || !user_range(t, a[3], sizeof(struct msg_status), true))
+		if (!a[3] || !user_range(t, a[3], sizeof(struct mosaic_status), true))
 			return -EFAULT;
-		return msg_probe_typed(MSG_TYPE_USER, peer, tag, a[2] != 0, (struct msg_status *)a[3]);
+		return msg_probe_typed(MSG_TYPE_USER, peer, tag, a[2] != 0, (struct mosaic_status *)a[3]);
 	}
 }
 
@@ -469,9 +469,9 @@ int64_t utask_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		/* (report out, flags): the buffer is checked before the wait, and written only after */
 		if (a[1] & ~USER_JOB_NOWAIT)
 			return -EINVAL;
-		if (!user_range(t, a[0], sizeof(struct user_job_report), true))
+		if (!user_range(t, a[0], sizeof(struct mosaic_job_report), true))
 			return -EFAULT;
-		struct user_job_report rep;
+		struct mosaic_job_report rep;
 		int64_t r = user_job_wait(&rep, a[1] & USER_JOB_NOWAIT);
 		if (r > 0)
 			memcpy((void *)a[0], &rep, sizeof rep);
@@ -536,9 +536,9 @@ int64_t utask_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 		/* (results out, capacity): every member's end; all `capacity` entries are written */
 		if (!a[0] || a[1] > MOSAIC_MAX_HARTS)
 			return -EINVAL;
-		if (!user_array(t, a[0], a[1], sizeof(struct member_result), true))
+		if (!user_array(t, a[0], a[1], sizeof(struct mosaic_member_result), true))
 			return -EFAULT;
-		struct member_result res[MOSAIC_MAX_HARTS];
+		struct mosaic_member_result res[MOSAIC_MAX_HARTS];
 		memset(res, 0, a[1] * sizeof res[0]); /* what is copied out, no more: all 128 cost 4 KB a wait */
 		int64_t r = claim_team_wait(res, (uint32_t)a[1]);
 		if (r >= 0)

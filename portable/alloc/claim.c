@@ -361,7 +361,7 @@ static void on_infect(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 /* At the home: a member ended; after the last one the owner gets every result. */
 void claim_member_done(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 {
-	const struct member_result *r = (const struct member_result *)(h + 1);
+	const struct mosaic_member_result *r = (const struct mosaic_member_result *)(h + 1);
 	struct claim *c = claim_by_id(m, h->job);
 	if (len != sizeof *h + sizeof *r || !c || c->state != CL_TEAM || h->count >= c->members) {
 		penv_fail(m, "home %u: the end of member %u of claim %u, which runs no such team", m->dom, h->count,
@@ -378,7 +378,7 @@ void claim_member_done(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 		return;
 	c->state = CL_IDLE;
 	penv_trace(m, TR_END, c->id, c->members, c->failed);
-	struct member_result *res = c->results;
+	struct mosaic_member_result *res = c->results;
 	uint32_t n = c->members, failed = c->failed;
 	c->results = 0;
 	reply(m, c->owner, CLAIM_TAG_TEAM, failed, res, n * sizeof *res);

@@ -9,16 +9,13 @@
 
 #include <stdint.h>
 #include "portable/alloc/job.h"
+#include "portable/abi/types.h" /* struct mosaic_member_result */
 
-/* The answers' errors, as negative values of these (POSIX's numbers, as the kernel's). */
-enum { PROTO_ENOENT = 2, PROTO_ENOMEM = 12, PROTO_EBUSY = 16, PROTO_EINVAL = 22 };
-
-/* A member's end as the owner sees it (user/mosaic.h has the same layout). */
-struct member_result {
-	int32_t status;          /* 0 ran to its end, -EFAULT killed, else why it could not start */
-	int32_t value;           /* its return value */
-	uint16_t core, pad[3];
-	uint64_t t_start_ns, t_end_ns;
+/* The answers' errors, negated: the kernel's own numbers (portable/abi/errors.h). */
+enum {
+#define KERROR(NAME, nr, text) PROTO_##NAME = nr,
+#include "portable/abi/errors.h"
+#undef KERROR
 };
 
 /* Reply tags of MSG_TYPE_CLAIM messages to an owner core. */
@@ -56,7 +53,7 @@ struct claim {
 	/* the team in progress */
 	uint32_t members, done, failed;
 	uint64_t t_infect;
-	struct member_result *results; /* one per member, in member order */
+	struct mosaic_member_result *results; /* one per member, in member order */
 };
 
 struct mk;

@@ -37,7 +37,7 @@ void penv_ping_done(struct mk *m, int requester, uint64_t ns, uint32_t reached);
 bool penv_core_busy(struct mk *m, unsigned core);
 void penv_claim_reply(struct mk *m, unsigned owner, int tag, int64_t result, const void *body, uint32_t len);
 void penv_team_start(struct mk *m, const struct alloc_hdr *h, uint32_t len);
-void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const struct member_result *r, unsigned owner);
+void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const struct mosaic_member_result *r, unsigned owner);
 
 /* Observers: the protocol never reads what they record. */
 void penv_trace(struct mk *m, unsigned kind, uint32_t job, unsigned peer, uint64_t arg);

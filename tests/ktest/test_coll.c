@@ -144,7 +144,7 @@ static void collectives(void *arg)
 			CCHECK(vout[me][rd[s] + i] == (uint8_t)(s * 7 + rank + i));
 	CCHECK(msg_barrier(&g, MSG_STRICT) == 0);
 	/* nothing stray is left behind by any collective */
-	struct msg_status st;
+	struct mosaic_status st;
 	CCHECK(msg_probe_typed(MSG_TYPE_COLL, MSG_ANY_SOURCE, MSG_ANY_TAG, false, &st) == -EAGAIN);
 }
 
@@ -292,7 +292,7 @@ KTEST(coll, an_unknown_mode_or_algorithm_is_refused_and_sends_nothing)
 	/* valid hows on a group of one finish at once */
 	KT_ASSERT_EQ(msg_allreduce(&g, MSG_LOOSE | MSG_ALGO(MSG_ALGO_RECURSIVE), &x, &y, 1, MSG_OP_SUM), 0);
 	KT_ASSERT_EQ(y, 1);
-	struct msg_status st;
+	struct mosaic_status st;
 	KT_ASSERT_EQ(msg_probe_typed(MSG_TYPE_COLL, MSG_ANY_SOURCE, MSG_ANY_TAG, false, &st), -EAGAIN);
 }
 

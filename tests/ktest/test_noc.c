@@ -46,7 +46,7 @@ static void ping_pong(void *arg)
 	(void)arg;
 	int me = (int)this_cpu(), peer = me == 0 ? 1 : 0;
 	char buf[32];
-	struct msg_status st;
+	struct mosaic_status st;
 	int e;
 	if (me == 0) {
 		e = msg_send(peer, 7, "ping", 5);
@@ -92,7 +92,7 @@ KTEST(noc, ping_pong)
 struct latency_run {
 	unsigned src, dst;
 	uint32_t len;
-	struct msg_status st;
+	struct mosaic_status st;
 	int err;
 };
 
@@ -111,7 +111,7 @@ static void latency_side(void *arg)
 	}
 }
 
-static int measure(unsigned src, unsigned dst, uint32_t len, struct msg_status *st)
+static int measure(unsigned src, unsigned dst, uint32_t len, struct mosaic_status *st)
 {
 	struct latency_run r = {.src = src, .dst = dst, .len = len};
 	uint16_t cores[2] = {(uint16_t)src, (uint16_t)dst};
@@ -139,7 +139,7 @@ KTEST(noc, latency_grows_with_hops)
 		KT_ASSERT_EQ(mesh_hops(0, dst), h);
 		uint64_t model = noc_model_ns(h, 8), measured = UINT64_MAX;
 		for (unsigned try = 0; try < OVERHEAD_TRIES && (measured == UINT64_MAX || measured - model > bound); try++) {
-			struct msg_status st;
+			struct mosaic_status st;
 			KT_ASSERT_EQ(measure(0, dst, 8, &st), 0);
 			KT_ASSERT_EQ(st.hops, h);
 			KT_ASSERT_EQ(st.t_deliver_ns - st.t_send_ns, model); /* nothing else on the links */
@@ -161,7 +161,7 @@ KTEST(noc, longer_message_pays_the_flit_term)
 {
 	KT_ASSERT(mesh.cores >= 2);
 	unsigned dst = mesh.cores - 1, h = mesh_hops(0, dst);
-	struct msg_status small, big;
+	struct mosaic_status small, big;
 	KT_ASSERT_EQ(measure(0, dst, 16, &small), 0);
 	KT_ASSERT_EQ(measure(0, dst, 16 * 1024, &big), 0);
 	uint64_t extra_flits = noc_flits(16 * 1024) - noc_flits(16);
@@ -180,7 +180,7 @@ struct flows {
 	unsigned a_src, a_dst, b_src, b_dst;
 	volatile uint32_t a_sent;
 	volatile uint64_t a_clock; /* A's clock when its send returned: B sends after that */
-	struct msg_status a, b;
+	struct mosaic_status a, b;
 	int err;
 };
 
@@ -302,7 +302,7 @@ static void storm(void *arg)
 	for (unsigned i = 0; i < n; i++)
 		next_index[me][i] = 0;
 	for (unsigned m = 0; m < STORM_ROUNDS * (n - 1) && !e; m++) {
-		struct msg_status st;
+		struct mosaic_status st;
 		e = msg_recv(MSG_ANY_SOURCE, MSG_ANY_TAG, in[me], STORM_MAX_LEN, &st);
 		if (e)
 			break;
@@ -315,7 +315,7 @@ static void storm(void *arg)
 		else if (h->index != next_index[me][h->src]++)
 			e = -EINVAL; /* out of order */
 	}
-	struct msg_status st;
+	struct mosaic_status st;
 	if (!e && msg_probe(MSG_ANY_SOURCE, MSG_ANY_TAG, false, &st) != -EAGAIN)
 		e = -E2BIG; /* more than was sent */
 	results[me] = e;
@@ -350,7 +350,7 @@ static void exchange(void *arg)
 			continue;
 		memset(out[me], (int)(me + round), EXCHANGE_BYTES);
 		e = msg_send((int)peer, (int)round, out[me], EXCHANGE_BYTES);
-		struct msg_status st;
+		struct mosaic_status st;
 		if (!e)
 			e = msg_recv((int)peer, (int)round, in[me], EXCHANGE_BYTES, &st);
 		if (!e && (in[me][0] != (uint8_t)(peer + round) || in[me][EXCHANGE_BYTES - 1] != (uint8_t)(peer + round)))
@@ -385,7 +385,7 @@ static void matching_side(void *arg)
 	struct two_party *tp = arg;
 	unsigned me = this_cpu();
 	char buf[64];
-	struct msg_status st;
+	struct mosaic_status st;
 	if (me == 1) {
 		/* sender: tags 1, 2, 3, then a message of unknown length, then one too big for 8 bytes */
 		CHECK(msg_send(0, 1, "one", 4) == 0);
@@ -439,7 +439,7 @@ static void drained_wait_side(void *arg)
 {
 	struct two_party *tp = arg;
 	char buf[16];
-	struct msg_status st;
+	struct mosaic_status st;
 	if (this_cpu() == 1) {
 		core_wait_for_flag(&tp->step, 1, &tp->step_ns); /* on the waiter's clock */
 		CHECK(msg_send(0, 6, "other", 6) == 0);
@@ -473,7 +473,7 @@ KTEST(noc, a_blocking_receive_that_drains_others_keeps_the_order)
 KTEST(noc, bad_input_gets_error_codes)
 {
 	char buf[16] = {0};
-	struct msg_status st;
+	struct mosaic_status st;
 	struct msg_request req;
 	int n = (int)mesh.cores;
 	KT_ASSERT_EQ(msg_send(n, 0, buf, 1), -ENXIO);
@@ -513,7 +513,7 @@ static void credit_side(void *arg)
 {
 	struct two_party *tp = arg;
 	char buf[8] = "credit";
-	struct msg_status st;
+	struct mosaic_status st;
 	if (this_cpu() == 1) {
 		for (unsigned i = 0; i < noc_params.depth; i++)
 			CHECK(msg_trysend(0, (int)i, buf, sizeof buf) == 0);
@@ -656,7 +656,7 @@ static void xsend_pairs(void *arg)
 	(void)arg;
 	unsigned me = this_cpu(), peer = me ^ 1;
 	char buf[32];
-	struct msg_status st;
+	struct mosaic_status st;
 	int e = 0;
 	if (peer >= mesh.cores) {
 		results[me] = 0;
@@ -685,7 +685,7 @@ static void xsend_same_sink(void *arg)
 	(void)arg;
 	unsigned me = this_cpu();
 	char buf[64] = {0};
-	struct msg_status st;
+	struct mosaic_status st;
 	int e = 0;
 	if (me == 0) {
 		/* receive only once both have sent, so both messages meet in the mailbox */

@@ -107,7 +107,7 @@ static void pp_side(void *arg)
 	struct pingpong *p = arg;
 	unsigned me = this_cpu();
 	uint64_t v = 0;
-	struct msg_status st;
+	struct mosaic_status st;
 	if (me == p->a) {
 		uint64_t t0 = vtime_now_ns();
 		for (unsigned r = 0; r < PP_ROUNDS && !p->err; r++) {
@@ -189,7 +189,7 @@ static void storm_side(void *arg)
 			*err = 1;
 	}
 	for (unsigned i = 0; i < 2 * STORM_MSGS; i++) {
-		struct msg_status st;
+		struct mosaic_status st;
 		if (msg_recv(MSG_ANY_SOURCE, 9, &v, sizeof v, &st)) {
 			*err = 2;
 			return;

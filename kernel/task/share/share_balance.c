@@ -249,7 +249,7 @@ static void take_messages(struct share_core *sc)
 	if (!balance_here(0))
 		return; /* the common case, without a receive per tag */
 	for (unsigned t = 0; t < sizeof tags / sizeof tags[0]; t++) {
-		struct msg_status st;
+		struct mosaic_status st;
 		while (msg_tryrecv_typed(MSG_TYPE_BALANCE, MSG_ANY_SOURCE, tags[t], m, sizeof *m, &st) == 0) {
 			if (st.len < BALANCE_HEAD_BYTES || m->serial != sc->g->serial || m->from >= sc->g->ncores)
 				continue;
