@@ -190,8 +190,8 @@ fuzz: normal-kernel all
 # The protocol checker (checker/, docs/checking.md): host programs over the portable core.
 CHECK_DIR := $(OUT)/checker
 HOST_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I.
-CORE_SRCS := $(wildcard portable/alloc/*.c)
-CHECK_DEPS := $(CORE_SRCS) $(wildcard portable/alloc/*.h) $(wildcard checker/*.h) lib/bits.h Makefile
+CORE_SRCS := $(wildcard portable/alloc/*.c) portable/noc/centre.c
+CHECK_DEPS := $(CORE_SRCS) $(wildcard portable/alloc/*.h) portable/noc/centre.h $(wildcard checker/*.h) lib/bits.h Makefile
 CHECK_COMMON := checker/env.c checker/invariants.c checker/arena.c checker/dump.c
 CHECK_ARGS ?=
 STRESS_ARGS ?=
@@ -259,8 +259,8 @@ bench-alloc: normal-kernel all
 # The protocol simulator (docs/simulation.md): the protocol core and the NoC timing model
 # built for the host, with the simulator's own files.
 SIM      := $(OUT)/sim/mosaic-sim
-SIM_SRCS := $(wildcard sim/*.c) $(wildcard portable/alloc/*.c) portable/noc/timing.c portable/mesh/domains.c
-SIM_HDRS := $(wildcard sim/*.h) $(wildcard portable/alloc/*.h) portable/noc/timing.h portable/mesh/domains.h lib/bits.h
+SIM_SRCS := $(wildcard sim/*.c) $(wildcard portable/alloc/*.c) portable/noc/timing.c portable/noc/centre.c portable/mesh/domains.c
+SIM_HDRS := $(wildcard sim/*.h) $(wildcard portable/alloc/*.h) portable/noc/timing.h portable/noc/centre.h portable/mesh/domains.h lib/bits.h
 SIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I.
 
 sim: $(SIM)

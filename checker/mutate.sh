@@ -24,7 +24,7 @@ if cmp -s "portable/alloc/$file" "$out/$file"; then
 	echo "checker/mutate.sh: mutant '$name' no longer applies to portable/alloc/$file" >&2
 	exit 2
 fi
-core=$(ls portable/alloc/*.c | grep -v "/$file\$")
+core="$(ls portable/alloc/*.c | grep -v "/$file\$") portable/noc/centre.c"
 common="checker/env.c checker/invariants.c checker/arena.c checker/dump.c"
 "$cc" "$@" -o "$out/sim-check" checker/check_main.c checker/configs.c checker/net_chan.c checker/serialize.c \
 	$common $core "$out/$file"

@@ -1,5 +1,6 @@
 /* Mesh geometry and XY routing; pure functions over the table built at boot. */
 #include "drivers/noc/mesh.h"
+#include "portable/noc/centre.h"
 #include "kernel/core/platform.h"
 #include "lib/string.h"
 #include "lib/format.h"
@@ -55,8 +56,6 @@ const char *mesh_init(const char *spec, unsigned cores, char *err, unsigned errl
 	return 0;
 }
 
-static unsigned absdiff(unsigned a, unsigned b) { return a > b ? a - b : b - a; }
-
 /* Core c sits at tile (c % w, c / w), so the timing model's pure route is the mesh's. */
 unsigned mesh_route(unsigned src, unsigned dst, unsigned *links, unsigned max)
 {
@@ -80,54 +79,13 @@ const char *mesh_dir_name(enum mesh_dir d)
 	return d < MESH_DIRS ? names[d] : "?";
 }
 
-/*
- * Minimises the largest hop distance to any member (eccentricity), then the sum of the
- * distances, then the core id. Every member of a group computes its tree's root this way,
- * so it is not done pairwise (O(n^2) hop counts, too slow for a large group's members):
- * in coordinates s = x + y and d = x - y the XY distance is the larger of |s - s'| and
- * |d - d'|, so the eccentricity follows from the four extremes of s and d, and the sum
- * separates into columns and rows, each summed once per coordinate.
- */
+/* Every member of a group computes its tree's root this way, so it is not done pairwise
+ * (O(n^2) hop counts, too slow for a large group's members): noc_centre is linear. */
 unsigned mesh_centre_of(const uint16_t *cores, unsigned n)
 {
-	uint16_t per_column[MOSAIC_MAX_HARTS] = {0}, per_row[MOSAIC_MAX_HARTS] = {0};
-	int s_min = INT32_MAX, s_max = INT32_MIN, d_min = INT32_MAX, d_max = INT32_MIN;
-	for (unsigned i = 0; i < n; i++) {
-		int x = mesh_tiles[cores[i]].x, y = mesh_tiles[cores[i]].y;
-		per_column[x]++;
-		per_row[y]++;
-		s_min = x + y < s_min ? x + y : s_min;
-		s_max = x + y > s_max ? x + y : s_max;
-		d_min = x - y < d_min ? x - y : d_min;
-		d_max = x - y > d_max ? x - y : d_max;
-	}
-	/* the sum of the column (row) distances from each column (row) to every member */
-	uint32_t column_sum[MOSAIC_MAX_HARTS], row_sum[MOSAIC_MAX_HARTS];
-	for (unsigned x = 0; x < mesh.w; x++) {
-		column_sum[x] = 0;
-		for (unsigned c = 0; c < mesh.w; c++)
-			column_sum[x] += per_column[c] * absdiff(x, c);
-	}
-	for (unsigned y = 0; y < mesh.h; y++) {
-		row_sum[y] = 0;
-		for (unsigned r = 0; r < mesh.h; r++)
-			row_sum[y] += per_row[r] * absdiff(y, r);
-	}
-	unsigned best = cores[0];
-	uint64_t best_ecc = UINT64_MAX, best_sum = UINT64_MAX;
-	for (unsigned i = 0; i < n; i++) {
-		int x = mesh_tiles[cores[i]].x, y = mesh_tiles[cores[i]].y, s = x + y, d = x - y;
-		int e = s - s_min;
-		e = s_max - s > e ? s_max - s : e;
-		e = d - d_min > e ? d - d_min : e;
-		e = d_max - d > e ? d_max - d : e;
-		uint64_t ecc = (uint64_t)e, sum = (uint64_t)column_sum[x] + row_sum[y];
-		if (ecc < best_ecc || (ecc == best_ecc && sum < best_sum) ||
-		    (ecc == best_ecc && sum == best_sum && cores[i] < best)) {
-			best = cores[i];
-			best_ecc = ecc;
-			best_sum = sum;
-		}
-	}
-	return best;
+	struct noc_point points[MOSAIC_MAX_HARTS];
+	uint32_t scratch[NOC_CENTRE_SCRATCH(MOSAIC_MAX_HARTS, MOSAIC_MAX_HARTS)];
+	for (unsigned i = 0; i < n; i++)
+		points[i] = (struct noc_point){mesh_tiles[cores[i]].x, mesh_tiles[cores[i]].y, cores[i]};
+	return cores[noc_centre(points, n, mesh.w, mesh.h, scratch)];
 }

@@ -6,6 +6,7 @@
  * propagate.c, mapping and running jobs in spawn.c.
  */
 #include "portable/alloc/proto_env.h"
+#include "portable/noc/centre.h"
 
 static const char *const kind_names[AK_KINDS] = {
 	[AK_SUBMIT] = "SUBMIT", [AK_REQ] = "REQ", [AK_RESP] = "RESP", [AK_SPAWN] = "SPAWN",
@@ -47,66 +48,28 @@ int alloc_scheme_parse(const char *s)
 	return -1;
 }
 
-static unsigned absdiff(unsigned a, unsigned b) { return a > b ? a - b : b - a; }
-
-/*
- * The sequencer's place: the micro-kernel that minimises the largest hop distance to any
- * other (eccentricity), then the sum of the distances, then the lowest core id. In
- * coordinates s = x + y and d = x - y the XY distance is the larger of |s - s'| and
- * |d - d'|, so the eccentricity follows from the four extremes of s and d, and the sum
- * separates into columns and rows: O(D + width^2 + height^2), not O(D^2).
- */
+/* The sequencer's place: the micro-kernel nearest the centre of all of them (noc_centre:
+ * the largest hop distance to any other, then the sum of the distances, then the lowest
+ * core id). */
 unsigned proto_centre_domain(const struct proto_world *w)
 {
 	unsigned width = 0, height = 0;
-	int s_min = 1 << 30, s_max = -(1 << 30), d_min = 1 << 30, d_max = -(1 << 30);
 	for (unsigned i = 0; i < w->ndomains; i++) {
-		int x = w->core_x[w->master[i]], y = w->core_y[w->master[i]];
-		width = (unsigned)x + 1 > width ? (unsigned)x + 1 : width;
-		height = (unsigned)y + 1 > height ? (unsigned)y + 1 : height;
-		s_min = x + y < s_min ? x + y : s_min;
-		s_max = x + y > s_max ? x + y : s_max;
-		d_min = x - y < d_min ? x - y : d_min;
-		d_max = x - y > d_max ? x - y : d_max;
+		unsigned x = w->core_x[w->master[i]], y = w->core_y[w->master[i]];
+		width = x + 1 > width ? x + 1 : width;
+		height = y + 1 > height ? y + 1 : height;
 	}
-	uint32_t *col = penv_alloc((width + height) * 2 * sizeof *col);
-	if (!col)
+	uint32_t *scratch = penv_alloc(NOC_CENTRE_SCRATCH(width, height) * sizeof *scratch +
+				       w->ndomains * sizeof(struct noc_point));
+	if (!scratch)
 		penv_panic(0, "protocol core: out of memory choosing the sequencer");
-	uint32_t *row = col + width, *col_sum = row + height, *row_sum = col_sum + width;
-	for (unsigned i = 0; i < width + height; i++)
-		col[i] = 0;
-	for (unsigned i = 0; i < w->ndomains; i++) {
-		col[w->core_x[w->master[i]]]++;
-		row[w->core_y[w->master[i]]]++;
-	}
-	for (unsigned x = 0; x < width; x++) {
-		col_sum[x] = 0;
-		for (unsigned c = 0; c < width; c++)
-			col_sum[x] += col[c] * absdiff(x, c);
-	}
-	for (unsigned y = 0; y < height; y++) {
-		row_sum[y] = 0;
-		for (unsigned r = 0; r < height; r++)
-			row_sum[y] += row[r] * absdiff(y, r);
-	}
-	unsigned best = 0;
-	uint64_t best_ecc = UINT64_MAX, best_sum = UINT64_MAX;
+	struct noc_point *p = (struct noc_point *)(scratch + NOC_CENTRE_SCRATCH(width, height));
 	for (unsigned i = 0; i < w->ndomains; i++) {
 		unsigned core = w->master[i];
-		int x = w->core_x[core], y = w->core_y[core], s = x + y, d = x - y;
-		int e = s - s_min;
-		e = s_max - s > e ? s_max - s : e;
-		e = d - d_min > e ? d - d_min : e;
-		e = d_max - d > e ? d_max - d : e;
-		uint64_t ecc = (uint64_t)e, sum = (uint64_t)col_sum[x] + row_sum[y];
-		if (ecc < best_ecc || (ecc == best_ecc && sum < best_sum) ||
-		    (ecc == best_ecc && sum == best_sum && core < w->master[best])) {
-			best = i;
-			best_ecc = ecc;
-			best_sum = sum;
-		}
+		p[i] = (struct noc_point){w->core_x[core], w->core_y[core], (uint16_t)core};
 	}
-	penv_free(col);
+	unsigned best = noc_centre(p, w->ndomains, width, height, scratch);
+	penv_free(scratch);
 	return best;
 }
 
