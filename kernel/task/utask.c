@@ -243,8 +243,9 @@ static struct utask *task_new(const struct user_program *p, uint64_t cpu_ms, str
 static void task_run(struct utask *t, struct trap_frame *frame, struct utask_result *res)
 {
 	static uint64_t last_serial; /* shared by every core: an atomic counter */
-	/* U-mode, interrupts on once there, no FPU, no kernel access to user pages yet */
-	frame->sstatus = (csr_read(sstatus) & ~(SSTATUS_SPP | SSTATUS_SIE | SSTATUS_SUM | (3UL << 13))) | SSTATUS_SPIE;
+	/* U-mode, interrupts on once there, the FPU zeroed (below), no kernel access to user pages yet */
+	frame->sstatus = (csr_read(sstatus) & ~(SSTATUS_SPP | SSTATUS_SIE | SSTATUS_SUM | SSTATUS_FS)) | SSTATUS_SPIE |
+			 SSTATUS_FS_INITIAL;
 	struct hart *me = this_hart();
 	/* its messages: the session begun for it (a job's, a team's) or a fresh one */
 	if (!msg_session())
@@ -263,6 +264,7 @@ static void task_run(struct utask *t, struct trap_frame *frame, struct utask_res
 	irq_disable();
 	share_arm(); /* a time-sliced core: its slice check survives what the kernel did since */
 	shell_task_starts(); /* on the shell's core, input typed before the task is served from its traps */
+	fpu_zero(); /* nothing of the FP registers of the task that ran here before (t->fp is zero too) */
 	long v = uctx_enter(frame, t->kctx);
 	me = this_hart(); /* a task of a share group may have moved to another core meanwhile */
 	as_activate(0);
@@ -391,6 +393,21 @@ void utask_run_ilet(const char *name, uint64_t root_pa, unsigned slot, uint64_t 
 	frame.regs[11] = fn;
 	frame.sepc = eh->entry; /* crt0 calls fn and exits: no loading, no data set up again */
 	task_run(t, &frame, res);
+}
+
+void utask_fpu_out(struct utask *t)
+{
+	if (t && fpu_dirty())
+		fpu_save(&t->fp);
+}
+
+void utask_fpu_in(struct utask *t, struct trap_frame *f)
+{
+	if (!t)
+		return; /* it has not started: task_run zeroes the FPU for it */
+	fpu_load(&t->fp);
+	if (f)
+		f->sstatus = (f->sstatus & ~(uint64_t)SSTATUS_FS) | SSTATUS_FS_CLEAN; /* as loaded: no save unless it writes */
 }
 
 void utask_trap(struct trap_frame *f)

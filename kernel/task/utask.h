@@ -78,6 +78,17 @@ int utask_run_on(unsigned core, const char *name, uint64_t arg, struct utask_res
 int utask_run_limited_on(unsigned core, const char *name, uint64_t arg, uint64_t cpu_ms, struct utask_result *res);
 
 struct trap_frame;
+struct utask;
+/*
+ * A task's FP registers and fcsr live in the hart while it runs and while the kernel serves its
+ * traps (the kernel never touches them); a core that switches between tasks' contexts
+ * (kernel/task/share/share.c) calls these. utask_fpu_out keeps the hart's FP state in t if t wrote
+ * any since it was switched in (sstatus.FS Dirty); utask_fpu_in puts t's back and marks it Clean,
+ * in the hart and in f, the frame t returns to U-mode through (if not NULL). Every task starts
+ * with f0..f31 and fcsr zeroed, whatever ran before it.
+ */
+void utask_fpu_out(struct utask *t);
+void utask_fpu_in(struct utask *t, struct trap_frame *f);
 /* Called by the trap handler for every exception taken in U-mode. */
 void utask_trap(struct trap_frame *f);
 /* Called after an interrupt taken in U-mode was handled: the task dies here if asked to. */

@@ -13,6 +13,7 @@
 #include "kernel/mm/shm.h"
 #include "arch/riscv/trap.h"
 #include "arch/riscv/mmu.h"
+#include "arch/riscv/fpu.h"
 
 #define UTASK_REQUESTS 16 /* non-blocking message requests a task may have open */
 #define UTASK_GROUPS 4    /* groups a task may build */
@@ -26,6 +27,7 @@ struct utask {
 	uint64_t heap_start, brk, heap_limit;
 	uint64_t heap_account; /* 1 + the core whose account its heap is charged to; 0: where it ends */
 	uint64_t kctx[14];
+	struct fpu_state fp; /* its FP registers while another task's are in the hart (utask_fpu_out) */
 	struct utask_result *res;
 	int job_group; /* 1 + the handle KC_JOB_GROUP gave out (0: none yet) */
 	uint64_t cpu_ms;   /* its CPU-time limit (0: none) */

@@ -6,7 +6,9 @@
  * it ends. A task keeps its kernel stack (which holds its trap stack), its callee-saved
  * registers and the per-hart task state the rest of the kernel reads from struct hart:
  * the running utask, its serial (what a kill names), its CPU-limit watchdog (kept as time
- * left, so only its own slices count), its page table and its sstatus.SUM.
+ * left, so only its own slices count), its page table, its sstatus.SUM and its FP registers and
+ * fcsr (kept only if it wrote one in its slice, put back whenever it is switched in: the kernel
+ * never touches them, so a task's FP state is in the hart from its switch-in to its switch-out).
  *
  * A task gives the core back only at the edge back to U-mode (after an interrupt taken
  * in U-mode, or at the end of a kernel call), never inside the kernel: kernel code on a
@@ -268,6 +270,7 @@ static void state_save(struct slot *s)
 	s->limit_left = me->limit_fn && me->limit_deadline > now ? me->limit_deadline - now : 0;
 	s->satp = csr_read(satp);
 	s->sum = csr_read(sstatus) & SSTATUS_SUM;
+	utask_fpu_out(s->utask); /* lazily: only if it wrote an FP register since it was switched in */
 }
 
 /* s's task state onto the hart; none yet if it never ran. A task that ran on another core
@@ -292,6 +295,7 @@ static void state_load(struct slot *s)
 	}
 	if (s->frame)
 		*(uint64_t *)((uint8_t *)s->frame + sizeof(struct trap_frame)) = (uint64_t)me;
+	utask_fpu_in(s->utask, s->frame); /* whoever ran here last (on whichever core it ran) */
 	kill_on_hart(mine()->g, s); /* killed while switched out: it leaves as soon as it runs */
 }
 
