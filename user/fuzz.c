@@ -3,7 +3,8 @@
  * arguments (fuzz_table.h describes each call, fuzz_gen.h makes the values) and
  * checks every answer: a call the judge (fuzz_judge.h) finds certainly bad must get
  * an error, and a few answers must stay as they were (core_id, the heap's break, the
- * claim's size). Run as a job of several tasks, each with its own stream (seed and
+ * claim's size), and every call must give back f0..f31 and fcsr as they were (fuzz_fpu.h). Run
+ * as a job of several tasks, each with its own stream (seed and
  * rank). The first wrong answer is printed with the seed, the call's number in the
  * run and its arguments, and the task exits with 1; else it prints a summary and 0.
  *
@@ -21,6 +22,7 @@
 #include <string.h>
 #include "mosaic.h"
 #include "fuzz_judge.h"
+#include "fuzz_fpu.h"
 
 #define DEFAULT_CALLS 2000
 #define VERBOSE (1ULL << 56)
@@ -455,7 +457,7 @@ int mosaic_main(long arg)
 	keep_going = ((uint64_t)arg & KEEP_GOING) != 0;
 	/* names the seed of a core the kernel may panic on before the task can say more */
 	printf("fuzz: seed %lu task %ld of %ld on core %ld: starting, %lu calls\n", s.seed, s.rank, s.size, s.me, s.ncalls);
-	uint64_t rng = s.seed * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)s.rank + 1) * 0xd1b54a32d192ed03ULL;
+	uint64_t rng = s.seed * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)s.rank + 1) * 0xd1b54a32d192ed03ULL, rng0 = rng;
 	for (uint64_t n = 0; n < s.ncalls; n++) {
 		draws_fill(&d, &rng);
 		gen_call(&d, &c);
@@ -467,13 +469,22 @@ int mosaic_main(long arg)
 			print_call("", n, &c);
 			printf(" %s\n", c.verdict == V_BAD ? "bad" : c.verdict == V_UNSURE ? "unsure" : "good");
 		}
-		long ret = call6(c.nr, c.a);
+		uint64_t fp_in[FUZZ_NFP], fp_out[FUZZ_NFP];
+		fuzz_fp_pattern(rng0, n, fp_in);
+		long ret = fuzz_fp_ecall(c.nr, c.a, fp_in, fp_out);
 		made++;
 		counts[c.d - calls]++;
 		errors += ret < 0;
 		refused += c.verdict == V_BAD;
 		unsure_calls += c.verdict == V_UNSURE;
 		after(n, &c, ret);
+		int f = fuzz_fp_changed(fp_in, fp_out);
+		if (f >= 0) {
+			char want[128];
+			snprintf(want, sizeof want, "the FP registers kept (%s%d is %lx, was %lx)", f < 32 ? "f" : "fcsr",
+				 f < 32 ? f : 0, fp_out[f], fp_in[f]);
+			violation(n, &c, ret, want);
+		}
 	}
 	printf("fuzz: seed %lu task %ld of %ld on core %ld: %lu calls, %lu errors, %lu certainly bad, %lu wrong answers, "
 	       "%lu unsure, %lu skipped, %lu bookkeeping\n",
