@@ -125,3 +125,23 @@ def test_bad_cpu_limits_are_refused(boot):
     assert out.count("usage: run PROGRAM") == 2, out[-2000:]
     assert "run: cpu MS must be 1..86400000" in out
     assert "usage: submit PROGRAM" in out
+
+
+def test_no_task_sees_another_task_s_fp_registers(boot):
+    """user/fpu.c: a job whose tasks filled every FP register and fcsr with garbage is killed; the next
+    job, on the same cores, and the members of teams (i-lets and fresh instances, each team on the
+    cores the one before left garbage on) must all start with f0..f31 and fcsr zeroed, and keep their
+    own patterns across their kernel calls."""
+    cmds = ["submit fpu 3 arg 3", "sleep 100", "kill job 1", "jobs wait 20", "submit fpu 3 arg 1", "jobs wait 20",
+            "run fpu 3004 core 1", "run fpu 3004 core 1", "run fpu 3005 core 1", "run fpu 3005 core 1"]
+    out = shell(boot, cmds, timeout=300)
+    assert "kill: 3 tasks of job 1 being killed" in out, out[-3000:]
+    killed = re.search(r"^\s+1\s+0\s+1\s+3 fpu .* 3 tasks failed \(exit -14\); ([\d,]+)$", out, re.M)
+    clean = re.search(r"^\s+2\s+0\s+2\s+3 fpu .* ok; ([\d,]+)$", out, re.M)
+    assert killed and clean and killed.group(1) == clean.group(1), out[-3000:]  # the same cores
+    assert len(re.findall(r"^\[core \d+\] fpu: alone: ok$", out, re.M)) == 3, out[-3000:]
+    teams = re.findall(r"^\[core 1\] fpu: team of 3 \((i-lets|isolated)\) on cores ([\d ]+): ok$", out, re.M)
+    assert [kind for kind, _ in teams] == ["i-lets", "i-lets", "isolated", "isolated"], out[-3000:]
+    assert len({cores for _, cores in teams}) == 1, teams  # every team on the cores its predecessor left
+    assert not re.search(r"^\[core \d+\] fpu: .*expected", out, re.M), out[-3000:]
+    assert len(re.findall(r"^mosaic: task fpu on core 1 exited with 0$", out, re.M)) == 4, out[-3000:]

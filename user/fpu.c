@@ -10,9 +10,14 @@
  *      fcsr with a pattern of its rank and round, spinning (the slice preempts it) and making a
  *      call (the group's barrier, core_id, a sleep or time_ns), then checking them
  *   3  fills every FP register and fcsr with garbage and spins until it is killed
- * Modes 1 and 2 leave garbage in every FP register and fcsr when they end, for the next task.
+ *   4  invades N cores of its domain (0: 3) and starts a team member on each (an i-let in its own
+ *      address space), which checks it started zeroed, keeps its own pattern across a sleep and
+ *      leaves garbage; the owner keeps its pattern across team_wait
+ *   5  the same with fresh instances of the program as the members (infect's isolated mode)
+ * Modes 1, 2, 4 and 5 (owner and members) leave garbage in every FP register and fcsr when they end, for the next task.
  * Exit 0: every check held; 1 the FP state was not zero at the start; 2 a register or fcsr
- * changed across a call or a preemption; 3 the doubles came out wrong; 4 a bad argument or call.
+ * changed across a call or a preemption; 3 the doubles came out wrong; 4 a bad argument or call;
+ * 5 a team member failed (it printed why).
  */
 #include <stdio.h>
 #include <stdint.h>
@@ -34,7 +39,25 @@ long fp_trip(const uint64_t *in, uint64_t *out, long nr, long a0, long a1, long 
 /* fp_fill(in): f0..f31 and fcsr from in, left so (garbage for whoever comes next). */
 void fp_fill(const uint64_t *in);
 int fpu_main(long arg);
+/* A team member's entry: stores f0..f31 and fcsr on its stack before any compiled code runs, then
+ * member_main(arg, those 33 words). */
+int fp_member(long arg);
+int member_main(long arg, const uint64_t *at_start);
 __asm__(".text\n"
+	".globl fp_member\n"
+	"fp_member:\n"
+	"	addi sp, sp, -288\n"
+	"	sd ra, 264(sp)\n"
+	"	.irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+	"	fsd f\\r, \\r*8(sp)\n"
+	"	.endr\n"
+	"	frcsr t0\n"
+	"	sd t0, 256(sp)\n"
+	"	mv a1, sp\n"
+	"	call member_main\n"
+	"	ld ra, 264(sp)\n"
+	"	addi sp, sp, 288\n"
+	"	ret\n"
 	".globl mosaic_main\n"
 	"mosaic_main:\n"
 	"	la t0, fp_at_start\n"
@@ -111,11 +134,9 @@ static int report(const char *what, const uint64_t *want, const uint64_t *got)
 	return 0;
 }
 
-static int started_clean(const char *who)
-{
-	static const uint64_t zero[NFP];
-	return report(who, zero, fp_at_start) ? 1 : 0;
-}
+static const uint64_t zero[NFP];
+
+static int started_clean(const char *who) { return report(who, zero, fp_at_start) ? 1 : 0; }
 
 /* One round trip of pattern seed across call nr(a0, a1) with spin rounds either side. */
 static int trip(const char *what, uint64_t seed, long nr, long a0, long a1, long spin, long *result)
@@ -197,8 +218,65 @@ static int rank_loop(long n)
 	return 0;
 }
 
+int member_main(long arg, const uint64_t *at_start)
+{
+	char what[48];
+	snprintf(what, sizeof what, "member %ld: at the start", arg);
+	if (report(what, zero, at_start))
+		return 1;
+	snprintf(what, sizeof what, "member %ld: a sleep", arg);
+	if (trip(what, 1000 + (uint64_t)arg, KC_SLEEP_US, 500, 0, 20000, 0))
+		return 2;
+	leave_garbage(1000 + (uint64_t)arg);
+	return 0;
+}
+
+static int team(long n, int isolated)
+{
+	if (started_clean("team: at the start"))
+		return 1;
+	long want = n > 0 && n <= 16 ? n : 3;
+	uint16_t got[16];
+	long k = mosaic_invade(want, MOSAIC_INVADE_DOMAIN, got, 16);
+	if (k < 1) {
+		printf("fpu: invade returned %ld\n", k);
+		return 4;
+	}
+	struct mosaic_member members[16];
+	for (long i = 0; i < k; i++)
+		members[i] = (struct mosaic_member){fp_member, i};
+	long e = isolated ? mosaic_infect_isolated(members, (size_t)k) : mosaic_infect(members, (size_t)k);
+	if (e) {
+		printf("fpu: infect returned %ld\n", e);
+		return 4;
+	}
+	static struct mosaic_member_result res[16];
+	long w;
+	if (trip("team_wait", 77, KC_TEAM_WAIT, (long)res, 16, 0, &w))
+		return 2;
+	if (w) {
+		printf("fpu: team_wait returned %ld\n", w);
+		return 4;
+	}
+	int bad = 0;
+	for (long i = 0; i < k; i++)
+		if (res[i].status || res[i].value) {
+			printf("fpu: member %ld on core %u: status %d, value %d\n", i, res[i].core, res[i].status, res[i].value);
+			bad = 1;
+		}
+	if (bad)
+		return 5;
+	char on[16 * 6] = "";
+	for (long i = 0; i < k; i++)
+		snprintf(on + strlen(on), sizeof on - strlen(on), " %u", res[i].core);
+	printf("fpu: team of %ld (%s) on cores%s: ok\n", k, isolated ? "isolated" : "i-lets", on);
+	mosaic_retreat(got, (size_t)k);
+	leave_garbage(5);
+	return 0;
+}
+
 MOSAIC_ABOUT("floating point in user mode: doubles, and FP registers kept across calls, preemption and task switches",
-	     "MODE + 1000 * N: 1 alone, 2 a share group's rank, 3 garbage then spin until killed (user/fpu.c)");
+	     "MODE + 1000 * N: 1 alone, 2 a share group's rank, 3 garbage then spin until killed, 4/5 a team (user/fpu.c)");
 
 int fpu_main(long arg)
 {
@@ -208,6 +286,9 @@ int fpu_main(long arg)
 		return alone(n);
 	case 2:
 		return rank_loop(n);
+	case 4:
+	case 5:
+		return team(n, mode == 5);
 	case 3:
 		if (started_clean("spin: at the start"))
 			return 1;
