@@ -47,9 +47,10 @@ def test_memory_size_comes_from_the_device_tree(boot):
 
 
 def test_a_hart_without_the_kernels_isa_extensions_is_refused_clearly(boot):
-    # The kernel is compiled with Zba, Zbb and Zbs (Makefile KERNEL_ISA_EXTS); a CPU model without
-    # one must stop at the probe in arch/riscv/entry.S with a message, not at a stray trap in C.
-    for missing in ("zba", "zbb", "zbs"):
+    # The kernel is compiled with Zba, Zbb and Zbs (Makefile KERNEL_ISA_EXTS) and user programs for F
+    # and D; a CPU model without one must stop at the probe in arch/riscv/entry.S with a message, not
+    # at a stray trap in C (or in S-mode at the first task's start, which zeroes its FP registers).
+    for missing in ("zba", "zbb", "zbs", "d"):
         r = boot(harts=2, cpu=f"rv64,{missing}=false", timeout=30)
         assert not r.timed_out, r.output[-2000:]
         assert "lacks an ISA extension the kernel is compiled for" in r.output, r.output[-2000:]

@@ -3,6 +3,7 @@
  * secondary harts' start address given to SBI HSM, and the trap vector.
  */
 #include "kernel/core/config.h"
+#include "arch/riscv/fpu.h"
 
 #define FRAME_SIZE (36 * 8)
 
@@ -23,13 +24,22 @@ _start:
 	/* The kernel is compiled for the ISA extensions of the Makefile's KERNEL_ISA_EXTS, which
 	 * QEMU 7.2's virt harts have (riscv,isa "..._zba_zbb_zbc_zbs_sstc"). On a hart without
 	 * one, C code would stop at an illegal instruction somewhere; probe each here instead,
-	 * with a trap vector that says so. One probe per extension of that list. */
+	 * with a trap vector that says so. One probe per extension of that list, and one for D. */
 	csrr t2, stvec
 	la t0, isa_probe_failed
 	csrw stvec, t0
 	sh1add zero, zero, zero /* Zba */
 	andn zero, zero, zero   /* Zbb */
 	bset zero, zero, zero   /* Zbs */
+	/* user programs are built rv64gc (F and D), and every task's start zeroes its FP registers
+	 * (arch/riscv/fpu.S): a hart without D would fault there, in S-mode */
+	li t0, SSTATUS_FS_DIRTY
+	csrs sstatus, t0
+	.option push
+	.option arch, +d
+	fmv.d.x f0, zero        /* D (and F) */
+	.option pop
+	csrc sstatus, t0
 	csrw stvec, t2
 	li tp, 0
 	la sp, boot_stack_top
@@ -49,6 +59,7 @@ _start:
  * The boot hart lacks an extension the kernel is compiled for: it says so on the SBI
  * console (the legacy putchar, before the UART is known) and powers the machine off.
  */
+	.align 2 /* a trap vector: stvec's low two bits are its mode */
 isa_probe_failed:
 	la t0, isa_probe_message
 1:	lbu a0, 0(t0)
@@ -67,7 +78,7 @@ isa_probe_failed:
 
 	.section .rodata
 isa_probe_message:
-	.asciz "mosaic: this hart lacks an ISA extension the kernel is compiled for (Makefile KERNEL_ISA_EXTS: zba zbb zbs); boot QEMU's virt machine with its default CPU\n"
+	.asciz "mosaic: this hart lacks an ISA extension the kernel is compiled for (Makefile KERNEL_ISA_EXTS: zba zbb zbs) or that user programs are built for (F and D, rv64gc); boot QEMU's virt machine with its default CPU\n"
 
 	.section .text.entry, "ax"
 /*
