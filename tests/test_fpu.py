@@ -53,7 +53,8 @@ def test_fp_state_is_kept_per_task_and_every_task_starts_clean(boot, vtime):
 
 def test_the_kernel_touches_fp_registers_only_to_save_load_and_zero_a_task_s():
     """The kernel is compiled without F and D: an FP instruction anywhere but in arch/riscv/fpu.S would
-    change some task's registers behind its back (or trap in S-mode with sstatus.FS Off)."""
+    change some task's registers behind its back (or trap in S-mode with sstatus.FS Off). The boot
+    hart's probe for D (entry.S, before any task) is the one other."""
     dis = subprocess.run(["riscv64-unknown-elf-objdump", "-d", str(ROOT / "build" / "mosaic.elf")], check=True,
                          capture_output=True, text=True).stdout
     fn, found = None, {}
@@ -65,8 +66,10 @@ def test_the_kernel_touches_fp_registers_only_to_save_load_and_zero_a_task_s():
         parts = line.split("\t")
         if len(parts) >= 3 and parts[2].startswith("f") and not parts[2].startswith("fence"):
             found.setdefault(fn, set()).add(parts[2].split()[0])
-    assert set(found) == {"fpu_zero", "fpu_save", "fpu_load"}, found
+    assert set(found) == {"__kernel_start", "fpu_zero", "fpu_save", "fpu_load"}, found
+    assert found["__kernel_start"] == {"fmv.d.x"} and found["fpu_zero"] == {"fmv.d.x", "fscsr"}, found
     assert found["fpu_save"] == {"fsd", "frcsr"} and found["fpu_load"] == {"fld", "fscsr"}, found
+    assert dis.count("fmv.d.x\tft0,zero") == 2, "the probe is one instruction, and fpu_zero zeroes f0 once"
 
 
 def test_user_programs_are_built_for_the_double_float_abi():
