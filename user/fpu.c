@@ -275,8 +275,7 @@ static int team(long n, int isolated)
 	return 0;
 }
 
-MOSAIC_ABOUT("floating point in user mode: doubles, and FP registers kept across calls, preemption and task switches",
-	     "MODE + 1000 * N: 1 alone, 2 a share group's rank, 3 garbage then spin until killed, 4/5 a team (user/fpu.c)");
+MOSAIC_ABOUT("floating point in user mode: doubles, FP registers kept across calls, preemption and switches", "MODE + 1000 * N: 1 alone, 2 a share rank, 3 garbage then spin, 4/5 a team (user/fpu.c)");
 
 int fpu_main(long arg)
 {
