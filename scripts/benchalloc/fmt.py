@@ -57,11 +57,6 @@ def md_table(head, rows, left=1):
     return "\n".join(out)
 
 
-def md_n(s):
-    """A count (mean of a stats dict) with thousands separators."""
-    return "-" if not s else f"{s['mean']:,.0f}"
-
-
 def clock_of(how):
     """'virtual' or 'serial': the clock a run's times are on (alloc.json's how.clock; older runs: serial)."""
     return "virtual" if str((how or {}).get("clock") or "serial").startswith("virtual") else "serial"

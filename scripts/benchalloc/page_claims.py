@@ -5,30 +5,16 @@ so it can be regenerated from alloc.json without booting.
 """
 import statistics
 
-from .config import POLICIES, THESIS_NUMBERS
+from .config import POLICIES
 from .claims import TIE_PCT, ac_wins
 from .figures import first_task_start_ns, realtask
-from .fmt import clock_of, fmt_run, md_pct, md_table, md_us
+from .fmt import clock_of, md_pct, md_us
 from .stats import rank
 
 
 def _panel(figs, panel, mesh):
     """Fig. 5.1's panel (a-f) on one mesh, or None."""
     return next((p for p in figs.get("5.1", {}).get("panels", []) if p["panel"] == panel and p["mesh"] == mesh), None)
-
-
-def _rank_rows(p, metric="wait_ns", thesis=None):
-    """Table rows per job rank: ac, ab, their relative change, and the thesis's if given."""
-    ac, ab = p["policies"].get("ac", {}), p["policies"].get("ab", {})
-    ch = p.get("ac_change_pct", {}).get(metric, [])
-    rows = []
-    for i in range(len(ac.get("by_rank", ab.get("by_rank", [])))):
-        row = [i + 1, md_us(rank(ac, i, metric)), md_us(rank(ab, i, metric)), md_pct(ch[i] if i < len(ch) else None)]
-        if thesis is not None:
-            t = thesis[i] if i < len(thesis) else None
-            row.append("-" if t is None else f"{t:+g} %")
-        rows.append(row)
-    return rows
 
 
 def _msgs(e):
@@ -68,28 +54,6 @@ def sparse(figs, cl, how, raw, meshes, base):
     add(f"**Measured**: {c['jobs_where_ac_cheaper']} of the {c['jobs_compared']} jobs compared wait more than "
         f"{TIE_PCT:g} % less under active cancellation (on every mesh measured).")
     add("")
-    for panel in "ab":
-        for mesh in meshes:
-            p = _panel(figs, panel, mesh)
-            if not p:
-                continue
-            thesis = THESIS_NUMBERS["5.1" + panel]["change_pct"] if mesh == "7x7" else None
-            add(f"Fig. 5.1{panel}, {mesh}: four corner jobs of {p['K']} micro-kernels' worth "
-                f"({p['cores_per_job']} cores) "
-                f"each, runs of {fmt_run(p['run_us'])}; mean wait")
-            add("")
-            add(md_table(["job", "ac", "ab", "ac vs ab"] + (["thesis"] if thesis else []),
-                         _rank_rows(p, thesis=thesis)))
-            add("")
-    for f in realtask(figs, "5.4"):
-        add(f"Fig. 5.4, real-task mode, {f['mesh']} ({f['domains']} domains): two jobs of {f['cores_per_job']} cores "
-            f"running `{f['program']}`; mean wait, and the protocol's part of it (submission to allocation)")
-        add("")
-        rows = []
-        for i, (w, a) in enumerate(zip(_rank_rows(f, "wait_ns"), _rank_rows(f, "alloc_ns"))):
-            rows.append([i + 1, w[1], w[2], w[3], a[1], a[2], a[3]])
-        add(md_table(["job", "wait ac", "wait ab", "ac vs ab", "protocol ac", "protocol ab", "ac vs ab"], rows))
-        add("")
     serial_clock = clock_of(how) == "serial"
     why = ["**Why**: the thesis's case for active cancellation is parallelism: the four corner requests proceed "
            "side by side, each answered by its own neighbourhood, while the sequencer lets one request collect "
@@ -165,31 +129,6 @@ def dense(figs, cl, how, raw, meshes, base):
         "much better\".")
     add("")
     pts = figs.get("5.3", {}).get("points", [])
-    for mesh in meshes:
-        sel = [p for p in pts if p["mesh"] == mesh and p["policies"].get("ac", {}).get("by_rank")
-               and p["policies"].get("ab", {}).get("by_rank")]
-        if not sel:
-            continue
-        n_mk = sel[0]["micro_kernels"]
-        add(f"Fig. 5.3, {mesh} ({n_mk} micro-kernels, 1/4 = {n_mk / 4:g}): n whole-machine jobs at once, runs of 1 ms; "
-            "wait of the first job to start, and of the last")
-        add("")
-        rows = [[p["n"], md_us(p["policies"]["ac"]["first_wait_ns"]), md_us(p["policies"]["ab"]["first_wait_ns"]),
-                 md_pct(p["ac_change_pct"]["first"]), md_us(p["policies"]["ac"]["last_wait_ns"]),
-                 md_us(p["policies"]["ab"]["last_wait_ns"]), md_pct(p["ac_change_pct"]["last"])] for p in sel]
-        add(md_table(["n", "first ac", "first ab", "ac vs ab", "last ac", "last ab", "ac vs ab"], rows))
-        add("")
-    for f in realtask(figs, "5.5"):
-        add(f"Fig. 5.5, real-task mode, {f['mesh']}: {f['jobs']} jobs of {f['cores_per_job']} cores (the whole "
-            f"machine), one from each of the {f['domains']} domains; exclusive wait (wait minus the run times of the "
-            "jobs that started before it, the thesis's measure) and the protocol's hand-over (allocation minus the "
-            "end of the job that ran just before; for job 1, submission to allocation)")
-        add("")
-        rows = []
-        for i, (x, h) in enumerate(zip(_rank_rows(f, "exclusive_wait_ns"), _rank_rows(f, "handover_ns"))):
-            rows.append([i + 1, x[1], x[2], x[3], h[1], h[2]])
-        add(md_table(["job", "exclusive ac", "exclusive ab", "ac vs ab", "hand-over ac", "hand-over ab"], rows))
-        add("")
     ev53 = [e for e in c["evidence"] if e["figure"] == "5.3"]
     if c["verdict"] == "not measured":
         add("**Measured**: nothing on this page's clock: Figs. 5.3 and 5.5 were not run "

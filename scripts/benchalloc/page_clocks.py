@@ -5,9 +5,7 @@ difference explained. The numbers and verdicts come from the two runs' JSON; the
 person after reading both runs, so each is keyed by the pair of verdicts it explains and is shown only while the
 runs still give that pair (a re-run that changes a verdict shows "not explained" instead of a stale reason).
 """
-import statistics
-
-from .claims import iter_entries, short
+from .claims import short
 from .fmt import md_table
 
 CLAIM_NAMES = {"sparse": "Active cancellation cheaper for sparse jobs",
@@ -18,8 +16,8 @@ CLAIM_NAMES = {"sparse": "Active cancellation cheaper for sparse jobs",
                "tiles": "Active cancellation's first job gains 6-60 % as tiles grow",
                "rsd": "RSD below 20 % except 5.1b"}
 
-# (claim, verdict on the serial clock, verdict on the virtual clock) -> why they differ (or agree), from the
-# runs of 2026-11-24 (docs/experiments.md's "How it was run")
+# (claim, verdict on the serial clock, verdict on the virtual clock) -> why they differ (or agree), written after
+# reading both runs
 _NOT_RUN = ("Its figures were not run on the virtual clock this time: on the cores' own clocks a 7x7 boot with 49 "
             "whole-machine jobs under active cancellation (Fig. 5.3) took more than 15 minutes of host time, and "
             "the 12x9 real-task boots (Figs. 5.4, 5.5) 3 to 20 minutes each, so only the serial verdict stands "
@@ -32,7 +30,7 @@ _PROPAGATION = ("On the serial clock a wave costs the sum of every node's softwa
                 "node is as cheap as any pattern and its lack of parallelism costs nothing; on the cores' own clocks "
                 "a pattern's nodes forward side by side and a wave costs about the tree's depth, while the naive "
                 "source still sends and takes back every message itself, so naive becomes the slowest once the "
-                "region is more than a few nodes (the tables of Fig. 5.6).")
+                "region is more than a few nodes (Fig. 5.6's CSV, `build/bench/alloc_fig5_6.csv`).")
 _FLOODING = ("The same verdict for different reasons. On the serial clock flooding is dearer than naive at every size: "
              "it handles the most messages and they add up. On the cores' own clocks its copies are handled side by "
              "side, so it becomes cheaper than naive from a few tens of nodes on and stays so. Neither clock shows "
@@ -43,10 +41,8 @@ _SERIAL = ("Both clocks give active cancellation's first job a longer wait when 
 _SERIAL_PART = ("On the cores' own clocks active cancellation's first job waits longer in every configuration: it "
                 "waits for the cancellation round among the four requests. On the serial clock it does in most but "
                 "not all: there a wait also holds the work every other hart did meanwhile, and the first job's wait "
-                "spreads by a tenth or more between runs of one point (the RSD of the serial tables), about as much "
-                "as the policies differ, so the sign of a small difference follows the machine state. The run of "
-                "2026-11-26 (evening) gave active cancellation's first job a tenth less wait in Fig. 5.1c on 7x7 "
-                "(RSD 13 % and 8 %), where the run before gave it 12 to 23 % more in every configuration.")
+                "spreads by a tenth or more between runs of one point (the RSD in the serial run's CSV files), about "
+                "as much as the policies differ, so the sign of a small difference follows the machine state.")
 _TILES = ("Fig. 5.2 puts n jobs of n micro-kernels on an n x n tile. On the serial clock every micro-kernel's handling "
           "of all n requests adds up, which weighs on active cancellation's first job as n grows; on the cores' own "
           "clocks that handling overlaps across micro-kernels but not within one, so the verdicts can differ tile by "
@@ -67,7 +63,7 @@ EXPLANATIONS = {
         "the slowest; naive's one send per node from the source is cheaper than that sum. On the cores' own clocks "
         "flooding's copies are handled side by side while the naive source still sends and takes back every "
         "message itself, one after another, so naive is the slowest once the region is more than a few nodes "
-        "(the tables of Fig. 5.6)."),
+        "(Fig. 5.6's CSV, `build/bench/alloc_fig5_6.csv`)."),
     ("flooding", "does not hold", "does not hold"): _FLOODING,
     **{("serial", sv, vv): _SERIAL for sv in ("holds", "holds in part") for vv in ("holds", "holds in part")},
     ("serial", "holds in part", "holds"): _SERIAL_PART,
@@ -87,21 +83,6 @@ EXPLANATIONS = {
         "active cancellation's extra messages count in full against it.") for vv in ("holds in part",)},
 
 }
-
-
-def _means(figs):
-    """{label: mean} of every wait figure of a run (the labels of claims.iter_entries)."""
-    return {label: st["mean"] for group in iter_entries(figs) for label, st in group if st and st.get("mean")}
-
-
-def serial_over_virtual(virtual_figs, serial_figs):
-    """Per figure: (points, median, min, max) of the serial mean over the virtual mean, over every point of both."""
-    v, s = _means(virtual_figs), _means(serial_figs)
-    by_fig = {}
-    for label in v.keys() & s.keys():
-        if v[label] > 0:
-            by_fig.setdefault(label.split()[0], []).append(s[label] / v[label])
-    return {f: (len(r), statistics.median(r), min(r), max(r)) for f, r in sorted(by_fig.items())}
 
 
 def _dense_why(vf, sf):
@@ -153,14 +134,6 @@ def docs_clocks(data, cl, dc):
                      (short(dc, cid) if cid in dc else "") or "-"])
     add(md_table(["claim", "virtual clock", "serial clock", "virtual, in short", "serial, in short"], rows, left=5))
     add("")
-    ratios = serial_over_virtual(data["figures"], comp["figures"])
-    if ratios:
-        add("How much longer the serial clock makes the waits, figure by figure (the serial mean over the virtual "
-            "mean of the same point; every job rank, policy, mesh and scheme of the figure):")
-        add("")
-        add(md_table(["figure", "points", "median", "smallest", "largest"],
-                     [[f, n, f"{med:.2f}x", f"{lo:.2f}x", f"{hi:.2f}x"] for f, (n, med, lo, hi) in ratios.items()]))
-        add("")
     add("Why the verdicts differ, or agree:")
     add("")
     for cid, name in CLAIM_NAMES.items():

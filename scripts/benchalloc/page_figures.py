@@ -1,67 +1,19 @@
-"""docs/experiments.md: the "All figures" tables and the "Failures" section, with the probes' crash check.
+"""docs/experiments.md: where the figures are, and the "Failures" section, with the probes' crash check.
 
-Why: these sections list what was measured and what failed, without verdicts, straight from alloc.json.
+Why: these sections say where the measured numbers are and what failed, without verdicts, straight from alloc.json.
 """
-from .config import POLICIES, ROOT
-from .figures import realtask
-from .fmt import fmt_run, md_n, md_pct, md_table, md_us
-from .page_claims import _msgs
-from .stats import rank
+from .config import ROOT
 
 
 def docs_figures(figs, how):
-    """The 'All figures' section: every figure's means, RSD and messages per run."""
-    L = []
-    add = L.append
-    add("## All figures")
-    add("")
-    add("Means over the runs, with the RSD; the CSV files have the median, standard deviation, minimum and maximum "
-        "too, and the JSON every run. Plots: `build/bench/alloc_fig5_1a.png` to `alloc_fig5_6.png`.")
-    add("")
-
-    def ms(s):
-        return "-" if not s else f"{md_us(s)} ({s['rsd_pct']:.0f} %)"
-
-    for p in figs.get("5.1", {}).get("panels", []):
-        ac, ab = p["policies"].get("ac", {}), p["policies"].get("ab", {})
-        add(f"**Fig. 5.1{p['panel']}**, {p['mesh']}, K = {p['K']} ({p['cores_per_job']} cores), runs of "
-            f"{fmt_run(p['run_us'])}: messages per run ac {md_n(_msgs(ac))}, ab {md_n(_msgs(ab))}")
-        add("")
-        rows = [[i + 1, ms(rank(ac, i, "wait_ns")), ms(rank(ab, i, "wait_ns")),
-                 md_pct((p.get("ac_change_pct", {}).get("wait_ns") or [None] * 4)[i]),
-                 f"{(rank(ac, i, 'cancels') or {}).get('mean', 0):.1f}"] for i in range(4)]
-        add(md_table(["job", "ac (RSD)", "ab (RSD)", "ac vs ab", "ac cancels"], rows))
-        add("")
-    pts = figs.get("5.3", {}).get("points", [])
-    if pts:
-        add("**Fig. 5.3**: messages per run")
-        add("")
-        add(md_table(["mesh", "n", "ac", "ab", "ac first-job RSD", "ab first-job RSD"], [
-            [p["mesh"], p["n"], md_n(_msgs(p["policies"].get("ac"))), md_n(_msgs(p["policies"].get("ab"))),
-             md_pct((p["policies"].get("ac", {}).get("first_wait_ns") or {}).get("rsd_pct"), False),
-             md_pct((p["policies"].get("ab", {}).get("first_wait_ns") or {}).get("rsd_pct"), False)] for p in pts]))
-        add("")
-    pts = figs.get("5.2", {}).get("points", [])
-    if pts:
-        add("**Fig. 5.2**: messages per run")
-        add("")
-        add(md_table(["tile", "ac", "ab"], [[p["mesh"], md_n(_msgs(p["policies"].get("ac"))),
-                                             md_n(_msgs(p["policies"].get("ab")))] for p in pts]))
-        add("")
-    for fig in ("5.4", "5.5"):
-        for f in realtask(figs, fig):
-            add(f"**Fig. {fig}**, real-task mode, {f['mesh']}, {f['jobs']} jobs of {f['cores_per_job']} cores: wait, "
-                "allocation (submission to allocation), run time")
-            add("")
-            rows = []
-            for i in range(f["jobs"]):
-                row = [i + 1]
-                for metric in ("wait_ns", "alloc_ns", "run_ns"):
-                    row += [ms(rank(f["policies"].get(q, {}), i, metric)) for q in POLICIES]
-                rows.append(row)
-            add(md_table(["job", "wait ac", "wait ab", "alloc ac", "alloc ab", "run ac", "run ab"], rows))
-            add("")
-    return L
+    """Where the figures are: the CSV files, the plots, the JSON, and results.md for the verdicts."""
+    shown = [f for f in ("5.1", "5.2", "5.3", "5.4", "5.5", "5.6") if figs.get(f)]
+    return ["## Where the figures are", "",
+            "Every figure's numbers are in `build/bench/alloc_fig5_*.csv` (per point and job: mean, median, standard "
+            "deviation, RSD, minimum and maximum, and the protocol messages per run), drawn in "
+            "`build/bench/alloc_fig5_*.png`, with every run's raw values, QEMU command lines and boot arguments in "
+            "`build/bench/alloc.json`" + (f" (this run: Figs. {', '.join(shown)})" if shown else "") + ". "
+            "[results.md](results.md) shows the verdicts of the latest run beside the other benchmarks' goals.", ""]
 
 
 def probe_sentence(probes):
@@ -69,9 +21,8 @@ def probe_sentence(probes):
     if not probes:
         return "This run did not boot the 1 ms probes, so it says nothing about the old 1 ms crash under ab."
     if all(p["ok"] for p in probes):
-        return ("With 1 ms runs the sequencer policy used to crash the kernel; the probes of this run (see "
-                "[Failures](#failures)) ran cleanly, so the crash is fixed, and the 2 s runs stay for comparison "
-                "with the earlier runs.")
+        return ("The probes of this run ([Failures](#failures)) check that the sequencer policy also runs "
+                "the thesis-like 1 ms jobs cleanly; they did.")
     return "With 1 ms runs the sequencer policy crashes the kernel (see [Failures](#failures))."
 
 
@@ -88,8 +39,8 @@ def docs_failures(data):
     if failed:
         L.append("")
     if probes:
-        L.append("A kernel crash under ab with the thesis-like 1 ms run time (fixed in 19f3d2e), checked on every "
-                 "full run by two extra boots:")
+        L.append("Two extra boots on every full run check that the sequencer policy runs the thesis-like 1 ms "
+                 "jobs cleanly (it once crashed the kernel there):")
         L.append("")
         for p in probes:
             panic = p.get("panic")
@@ -99,7 +50,7 @@ def docs_failures(data):
                                  None)
                 except OSError:
                     panic = None
-            state = ("ran cleanly: the crash is gone, and Figs. 5.1a, 5.1b and 5.2 could use 1 ms runs again"
+            state = ("ran cleanly"
                      if p["ok"] else f"{p['error']}" + (f"; `{panic}`" if panic else ""))
             L.append(f"- `{p['boot']}`: `{p['command']}` on {p['mesh']} under ab: {state}; log `{p['log']}`.")
         L.append("")

@@ -3,7 +3,7 @@
 Why: both read the same propagation waves, and their explanation hangs on the NoC model's parameters.
 """
 from .config import SCHEMES
-from .fmt import clock_of, md_table, md_us
+from .fmt import clock_of, md_us
 
 def noc_line(how):
     """What the NoC model charges a message, for the propagation explanation."""
@@ -23,36 +23,6 @@ def propagation(figs, cl, how, raw, meshes, base):
         "everything, and XY routes load a few links many times); flooding is slightly better; the fixed pattern "
         "takes the least time, the adaptive pattern \"as good as\" it and only slightly costlier.")
     add("")
-    shown = {}
-    for mm in figs.get("5.6", {}).get("meshes", []):
-        sch = mm["schemes"]
-        if not all(x in sch for x in SCHEMES):
-            continue
-        again = [r["nodes"] for r in sch["naive"]["regions"] if r["nodes"] in shown]
-        if again:
-            dev = max(abs(r["ns"]["mean"] / shown[r["nodes"]][x] - 1) for x in SCHEMES
-                      for r in sch[x]["regions"] if r["nodes"] in shown and r["ns"])
-            add(f"Fig. 5.6, {mm['mesh']}: the regions up to {max(again)} nodes take the same time as above (within "
-                f"{dev * 100:.0f} %); the larger ones:")
-        else:
-            add(f"Fig. 5.6, {mm['mesh']}: propagation from micro-kernel 0 to the W x H corner region and the echo "
-                "back from every node; mean time (messages per wave)")
-        add("")
-        rows = []
-        for i, r in enumerate(sch["naive"]["regions"]):
-            if r["nodes"] in shown:
-                continue
-            row = [f"{r['w']}x{r['h']} = {r['nodes']}"]
-            for x in SCHEMES:
-                rr = sch[x]["regions"][i] if i < len(sch[x]["regions"]) else None
-                row.append(f"{md_us(rr['ns'])} ({rr['msgs']['mean']:.0f})" if rr and rr["ns"] else "-")
-            rows.append(row)
-        for x in SCHEMES:
-            for r in sch[x]["regions"]:
-                if r["ns"] and r["nodes"] not in again:
-                    shown.setdefault(r["nodes"], {})[x] = r["ns"]["mean"]
-        add(md_table(["nodes"] + list(SCHEMES), rows))
-        add("")
     txt = []
     for e in c3["evidence"]:
         t = e["mean_ns_at_full_region"]

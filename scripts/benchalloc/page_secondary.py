@@ -5,9 +5,8 @@ Why: each is a short section of its own, separate from the main policy claims in
 import statistics
 
 from .claims import TIE_PCT, ab_wins, ac_wins
-from .config import THESIS_NUMBERS
-from .fmt import clock_of, fmt_run, md_pct, md_table, md_us
-from .page_claims import _msgs, _panel, _rank_rows
+from .fmt import clock_of, md_pct, md_us
+from .page_claims import _msgs, _panel
 from .stats import rank
 
 
@@ -23,17 +22,6 @@ def serial(figs, cl, how, raw, meshes, base):
         "(5.1c), 12 % then 4 % then 1 % (5.1d); with 0.5 s runs the first job still pays 12-17 %, the later ones "
         "0.01-0.05 % (5.1e, 5.1f).")
     add("")
-    for panel in "cdef":
-        for mesh in meshes:
-            p = _panel(figs, panel, mesh)
-            if not p:
-                continue
-            thesis = THESIS_NUMBERS["5.1" + panel]["change_pct"] if mesh == "7x7" else None
-            add(f"Fig. 5.1{panel}, {mesh}: K = {p['K']} ({p['cores_per_job']} cores), runs of {fmt_run(p['run_us'])}")
-            add("")
-            add(md_table(["job", "ac", "ab", "ac vs ab"] + (["thesis"] if thesis else []),
-                         _rank_rows(p, thesis=thesis)))
-            add("")
     long_later, extra = {}, {}
     for panel, first_later in (("e", 2), ("f", 1)):
         for mesh in meshes:
@@ -106,14 +94,6 @@ def tiles(figs, cl, how, raw, meshes, base):
         "on 2x2 and 3x3, and up to 15 % less on larger tiles.")
     add("")
     pts = figs.get("5.2", {}).get("points", [])
-    rows = [[p["mesh"], md_us(p["policies"].get("ac", {}).get("first_wait_ns")),
-             md_us(p["policies"].get("ab", {}).get("first_wait_ns")), md_pct(p.get("ac_change_pct", {}).get("first")),
-             md_us(p["policies"].get("ac", {}).get("last_wait_ns")),
-             md_us(p["policies"].get("ab", {}).get("last_wait_ns")), md_pct(p.get("ac_change_pct", {}).get("last"))]
-            for p in pts]
-    if rows:
-        add(md_table(["tile", "first ac", "first ab", "ac vs ab", "last ac", "last ab", "ac vs ab"], rows))
-        add("")
     ch = [(p["mesh"], p["ac_change_pct"]["first"], p["ac_change_pct"]["last"]) for p in pts if "ac_change_pct" in p]
     first_ac = [m for m, f, _ in ch if ac_wins(f)]
     first_ab = [m for m, f, _ in ch if ab_wins(f)]

@@ -1,16 +1,15 @@
-"""docs/experiments.md: the sequencer's cost and the fix that changed it, and another run attached with --compare.
+"""docs/experiments.md: what each policy costs alone, and another run attached with --compare.
 
-Why: whether the page's runs had the fix is a fact about git history (has_commit), and the attached run is
-compared figure by figure; both are apart from the claims' prose.
+Why: one job alone is the baseline the claims' differences are read against, and the attached run is summed up
+in its verdicts and how far its means lie from this run's (its figures are in its own JSON); both are apart from
+the claims' prose.
 """
 import statistics
-import subprocess
 
 from .claims import claims, short
-from .config import POLICIES, ROOT
-from .fmt import clock_of, md_pct, md_table, md_us
+from .config import POLICIES
+from .fmt import clock_of, md_us
 from .page_claims import _panel
-from .stats import rank
 
 def run_to_run_moves(figs, other):
     """Per policy: |mean here - mean there| / mean there in %, over the job ranks of Figs. 5.1-5.3 in both runs."""
@@ -36,41 +35,16 @@ def run_to_run_moves(figs, other):
     return out
 
 
-SEQUENCER_FIX = "19f3d2e"  # the commit that chose the sequencer once at boot
-
-
-def has_commit(revision, commit):
-    """True or False if the run's revision ("abc1234 (kernel sources clean)") contains commit; None if unknown."""
-    rev = (revision or "").split(" ")[0]
-    if not rev:
-        return None
-    r = subprocess.run(["git", "-C", str(ROOT), "merge-base", "--is-ancestor", commit, rev], capture_output=True)
-    return {0: True, 1: False}.get(r.returncode)
-
-
-def fix_sentence(how):
-    """Whether every run behind this page had the sequencer fix."""
-    revs = [how.get("revision")] + ([how["earlier_run"].get("revision")] if how.get("earlier_run") else [])
-    known = [has_commit(r, SEQUENCER_FIX) for r in revs]
-    if all(k is True for k in known):
-        return "Every figure on this page was measured after that fix."
-    if any(k is False for k in known):
-        return (("The figures" if all(k is False for k in known) else "Some figures") + " on this page were "
-                "measured before that fix (repository at "
-                + ", ".join(r.split(" ")[0] for r, k in zip(revs, known) if k is False) + ").")
-    return "Whether the kernel of this page's run had that fix is not known (its revision is not in this repository)."
-
-
 def docs_sequencer(data):
-    """The sequencer's cost: one job alone under both policies, the fix that made them equal, and an attached run."""
+    """What each policy costs alone (one job, Fig. 5.3 n = 1), and the attached run's verdicts."""
     figs = data["figures"]
     L = []
     add = L.append
-    add("### The sequencer's centre search (fixed)")
-    add("")
     p53 = {(p["mesh"], p["n"]): p for p in figs.get("5.3", {}).get("points", [])}
     singles = [(m, p53[(m, 1)]) for m in data["how"]["meshes"] if (m, 1) in p53 and "ac_change_pct" in p53[(m, 1)]]
     if singles:
+        add("### One job alone")
+        add("")
         ratios = [p["policies"]["ab"]["first_wait_ns"]["mean"] / p["policies"]["ac"]["first_wait_ns"]["mean"]
                   for _, p in singles]
         same = all(0.9 <= r <= 1.1 for r in ratios)
@@ -79,16 +53,10 @@ def docs_sequencer(data):
                                      f"ab {md_us(p['policies']['ab']['first_wait_ns'])}" for m, p in singles) + ". "
             + ("The two policies cost the same there, within 10 %, so the differences below come from how the "
                "jobs meet." if same else
-               "The sequencer costs " + ", ".join(f"{r:.1f}" for r in ratios) + " times as much there."))
+               "The sequencer costs " + ", ".join(f"{r:.1f}" for r in ratios) + " times as much there.")
+            + " The sequencer is chosen once at boot ([allocation.md](allocation.md)): looked up again after every "
+            "event, it made a wave cost in the order of N³.")
         add("")
-    add("A run of this benchmark on 2026-11-22 (kernel 92bdc15) measured a sequencer 10 to 100 times "
-        "slower than this one does, and most of its verdicts followed from that. The cause was in the kernel, not in the protocol: "
-        "`ab_periodic` (portable/alloc/policy_ab.c) runs on every micro-kernel after every event that changed its "
-        "state, and it looked up the sequencer each time with a fresh search for the mesh centre: for each of the "
-        "N micro-kernels, the hop distance to all N, on every micro-kernel after almost every message, so a wave "
-        "cost in the order of N³. Since commit 19f3d2e the sequencer is chosen once at boot (`alloc_init`, "
-        "now `alloc_world_init` in kernel/alloc/binding.c), and it never moves. " + fix_sentence(data["how"]))
-    add("")
     comp = data.get("comparison")
     if not comp:
         return L
@@ -117,41 +85,6 @@ def docs_sequencer(data):
             "share its kernel binary, and a different binary (code that moved, a few instructions more or less on "
             "a path) changes the order in which messages meet, and that can move a mean further than the spread "
             "within one boot suggests.")
-        add("")
-    rows = []
-    for m in comp["how"].get("meshes", []):
-        for n in sorted(n for (mm, n) in p53 if mm == m):
-            a, b = p53.get((m, n)), next((p for p in cf.get("5.3", {}).get("points", [])
-                                          if p["mesh"] == m and p["n"] == n), None)
-            if not a or not b or "ac_change_pct" not in a or "ac_change_pct" not in b:
-                continue
-            rows.append([m, n, md_us(a["policies"]["ac"]["first_wait_ns"]), md_us(a["policies"]["ab"]["first_wait_ns"]),
-                         md_pct(a["ac_change_pct"]["first"]), md_us(b["policies"]["ac"]["first_wait_ns"]),
-                         md_us(b["policies"]["ab"]["first_wait_ns"]), md_pct(b["ac_change_pct"]["first"])])
-    if rows:
-        add("Fig. 5.3, wait of the first job: this run, and the attached one")
-        add("")
-        add(md_table(["mesh", "n", "ac", "ab", "ac vs ab", "ac (att.)", "ab (att.)", "ac vs ab (att.)"], rows))
-        add("")
-    rows = []
-    for p in cf.get("5.1", {}).get("panels", []):
-        a = _panel(figs, p["panel"], p["mesh"])
-        if not a or "ac_change_pct" not in a or "ac_change_pct" not in p:
-            continue
-        rows.append([f"5.1{p['panel']} {p['mesh']}", ", ".join(md_pct(x) for x in a["ac_change_pct"]["wait_ns"]),
-                     ", ".join(md_pct(x) for x in p["ac_change_pct"]["wait_ns"]),
-                     md_us(rank(a["policies"]["ab"], 0, "wait_ns")), md_us(rank(p["policies"]["ab"], 0, "wait_ns"))])
-    for p in cf.get("5.2", {}).get("points", []):
-        a = next((x for x in figs.get("5.2", {}).get("points", []) if x["n"] == p["n"]), None)
-        if a and "ac_change_pct" in a and "ac_change_pct" in p:
-            fl = ("first", "last")
-            rows.append([f"5.2 {p['mesh']} (first, last)", ", ".join(md_pct(a["ac_change_pct"][k]) for k in fl),
-                         ", ".join(md_pct(p["ac_change_pct"][k]) for k in ("first", "last")),
-                         md_us(a["policies"]["ab"]["first_wait_ns"]), md_us(p["policies"]["ab"]["first_wait_ns"])])
-    if rows:
-        add("Figs. 5.1 and 5.2: ac vs ab per job, and the sequencer's first job, in both runs")
-        add("")
-        add(md_table(["figure", "ac vs ab", "ac vs ab (att.)", "ab job 1", "ab job 1 (att.)"], rows, left=3))
         add("")
     cc = {c["id"]: c for c in claims(cf)}
     parts = [f"{name}: {cc[cid]['verdict']} ({short(cc, cid)})" for cid, name in
