@@ -3,6 +3,7 @@
 The QEMU command line is built here and only here, so `make qemu`, `make run`,
 `make test` and `make bench-*` always boot Mosaic the same way.
 """
+import ctypes
 import os
 import re
 import signal
@@ -238,7 +239,18 @@ def _raise_if_stopping():
         raise SystemExit(128 + _stopping)
 
 
-def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks=(), started=None, input_steps=()):
+_PR_SET_PDEATHSIG = 1
+_prctl = None
+
+
+def _die_with_parent():
+    """In the forked child before exec: the kernel sends SIGKILL when the thread that forked it ends. The
+    prctl function is looked up before the fork (a lookup after it could take a lock another thread held)."""
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks=(), started=None, input_steps=(),
+             die_with_parent=False):
     """Runs a non-interactive QEMU, streaming its serial output; QEMU never outlives this call.
 
     echo: a callable given each output line as it arrives (or None).
@@ -248,8 +260,10 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
     input_steps: (regex, text) pairs typed in turn after input_text: each text once a line matching its
     regex came after the previous step's (None: at once; a number: after that many seconds); the host time of each is in the result's typed.
     After a stop signal (SIGTERM, SIGHUP) it starts no QEMU and raises SystemExit, in any thread.
+    die_with_parent: QEMU is killed if this process dies without cleaning up (a dask worker ended by its nanny
+    or SIGKILL runs no handler; Linux only, PR_SET_PDEATHSIG).
     """
-    global _deferring
+    global _deferring, _prctl
     compiled = [(m, re.compile(m)) for m in marks]
     found = {}
     chunks = []
@@ -280,8 +294,13 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
         _deferring = True
     try:
         _raise_if_stopping()
+        preexec = None
+        if die_with_parent:
+            if _prctl is None:
+                _prctl = ctypes.CDLL(None, use_errno=True).prctl
+            preexec = _die_with_parent
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=preexec)
         with _live_lock:
             _live_qemus.add(proc)
         thread = threading.Thread(target=reader, daemon=True)

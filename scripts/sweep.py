@@ -1,0 +1,374 @@
+"""The benchmarks' experiment runner: every boot of a sweep is one independent task, run by dask.distributed.
+
+Why: the boots of a sweep (bench-alloc's 116 configurations per clock, bench-kernel's pairs, ...) do not
+depend on each other, and under -icount their figures do not depend on where or beside what they run, so
+they can go to every core of this machine or to a cluster. A benchmark plans its boots (Boot: the QEMU
+command line, the timeout, the log's path), hands them to one Runner, and gets every boot's result back in
+its own order, whatever order they finished in; it then reads the figures from the output as before.
+
+How (docs/benchmarks.md, "Sweeps"):
+  default           a dask.distributed LocalCluster on this machine: one worker process per core
+                    (--jobs), one boot at a time each;
+  --scheduler ADDR  the tasks go to an existing dask cluster; every worker needs this checkout built
+                    (the same revision and build/), at the same path or at $MOSAIC_ROOT on the worker, and
+                    QEMU: a worker whose kernel or plugin differs from this machine's refuses the boot
+                    (the files' SHA-256 are checked) instead of measuring another kernel;
+  --local-serial    the boots one after another in this process, without dask (for debugging).
+Each boot's serial log is written here, next to the benchmark's JSON, whichever machine ran it. A boot
+that fails (a status other than 0, a timeout, a worker that died, a refusal) is never dropped: its
+result says why, failures() gives its command line, status and the tail of its output for the
+benchmark's JSON, and the progress line names its log.
+"""
+import hashlib
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import mosaiclib
+
+# The placeholder for the checkout's root in a command line sent to a worker, which puts its own root there.
+ROOT_MARK = "@MOSAIC_ROOT@"
+TAIL_LINES = 20  # lines of a failed boot's output kept in the JSON
+
+
+def default_jobs():
+    """The cores this process may run on: the local cluster's size and the boots at a time."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass
+class Boot:
+    key: str  # unique within the sweep: names the boot in progress lines and failures
+    cmd: list  # the QEMU command line (mosaiclib.qemu_command)
+    log: Path  # its serial log, on this machine
+    timeout: float = 600.0
+    input_text: str = None  # typed once the kernel is online (mosaiclib.run_qemu)
+    marks: tuple = ()
+    cost: float = 1.0  # the dearer boots are started first, so that the workers finish together
+
+
+@dataclass
+class Result:
+    key: str
+    cmd: list  # the command line as the worker ran it
+    status: int
+    output: str
+    timed_out: bool
+    wall_s: float
+    log: Path
+    worker: str = ""
+    marks: dict = field(default_factory=dict)
+
+    @property
+    def lines(self):
+        return self.output.splitlines()
+
+    @property
+    def ok(self):
+        return self.status == 0
+
+    def tail(self, n=TAIL_LINES):
+        return [ln for ln in self.lines if ln.strip()][-n:]
+
+    def failure(self, why=None):
+        """The failed boot for a benchmark's JSON: its command line, status, log and the tail of its output."""
+        return {"boot": self.key, "qemu": " ".join(self.cmd), "status": self.status, "timed_out": self.timed_out,
+                "error": why or describe_status(self), "worker": self.worker, "log": rel(self.log),
+                "tail": self.tail()}
+
+
+def describe_status(r):
+    if r.timed_out:
+        return f"timed out after {r.wall_s:.0f} s (QEMU killed)"
+    if r.status == mosaiclib.EXIT_HARNESS:
+        return "the boot did not start (status 125)" + (f": {r.tail(1)[0]}" if r.tail(1) else "")
+    return f"exit status {r.status}"
+
+
+def rel(path):
+    path = Path(path)
+    return str(path.relative_to(mosaiclib.ROOT)) if path.is_relative_to(mosaiclib.ROOT) else str(path)
+
+
+def _file_digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _spec(boot):
+    """What a worker needs to run a boot: its command line with the root as ROOT_MARK, and the SHA-256 of every
+    file of the checkout it names (the kernel, the plugin), which the worker's copies must match."""
+    root = str(mosaiclib.ROOT)
+    cmd, digests = [], {}
+    for arg in boot.cmd:
+        arg = str(arg)
+        for piece in arg.split(","):  # -plugin FILE,opt=...
+            if piece.startswith(root + os.sep) and os.path.isfile(piece):
+                digests[piece[len(root) + 1:]] = _file_digest(piece)
+        cmd.append(arg.replace(root, ROOT_MARK))
+    return {"key": boot.key, "cmd": cmd, "digests": digests, "root": root, "timeout": boot.timeout,
+            "input_text": boot.input_text, "marks": list(boot.marks)}
+
+
+def execute(spec):
+    """Runs one boot where it is called (a dask worker, or this process with --local-serial); self-contained,
+    as dask ships it by value: it finds the checkout ($MOSAIC_ROOT, or the client's path), checks its files
+    against the client's and boots. Returns plain data; never raises for a boot that fails."""
+    import hashlib as _hashlib
+    import os as _os
+    import socket
+    import sys as _sys
+    import traceback
+    root = _os.environ.get("MOSAIC_ROOT") or spec["root"]
+    where = f"{socket.gethostname()}:{root}"
+
+    def refused(why):
+        return {"cmd": [a.replace(spec_mark, root) for a in spec["cmd"]], "status": 125, "timed_out": False,
+                "wall_s": 0.0, "marks": {}, "worker": where, "output": f"sweep: worker {where}: {why}\n"}
+
+    spec_mark = "@MOSAIC_ROOT@"
+    scripts = _os.path.join(root, "scripts")
+    if not _os.path.isfile(_os.path.join(scripts, "mosaiclib.py")):
+        return refused("no Mosaic checkout there (set MOSAIC_ROOT on the worker to its checkout)")
+    for relpath, digest in spec["digests"].items():
+        path = _os.path.join(root, relpath)
+        try:
+            h = _hashlib.sha256()
+            with open(path, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+        except OSError as e:
+            return refused(f"{relpath} cannot be read ({e.strerror}): build Mosaic there ('make')")
+        if h.hexdigest() != digest:
+            return refused(f"{relpath} differs from the client's: check out the same revision and build it")
+    if scripts not in _sys.path:
+        _sys.path.insert(0, scripts)
+    import mosaiclib as _mosaiclib
+    cmd = [a.replace(spec_mark, root) for a in spec["cmd"]]
+    try:
+        r = _mosaiclib.run_qemu(cmd, timeout=spec["timeout"], input_text=spec["input_text"], marks=spec["marks"],
+                                die_with_parent=True)
+    except Exception:  # noqa: BLE001 - the boot's failure is reported, with the traceback as its output
+        return dict(refused("the boot raised:\n" + traceback.format_exc()), cmd=cmd)
+    return {"cmd": cmd, "status": r.status, "timed_out": r.timed_out, "wall_s": r.wall_s, "marks": r.marks,
+            "worker": where, "output": r.output}
+
+
+class Progress:
+    """A progress bar on a terminal (standard error), one line per finished boot otherwise; a boot's line is
+    printed above the bar either way."""
+
+    def __init__(self, total, name, stream=None):
+        self.total, self.name, self.done, self.failed = total, name, 0, 0
+        self.stream = stream or sys.stderr
+        self.bar = self.stream.isatty()
+        self.t0 = time.monotonic()
+
+    def _draw(self):
+        width = 30
+        full = width * self.done // max(1, self.total)
+        took = time.monotonic() - self.t0
+        self.stream.write(f"\r\033[K{self.name}: [{'#' * full}{'.' * (width - full)}] {self.done}/{self.total} "
+                          f"boots, {self.failed} failed, {took / 60:.0f}:{took % 60:02.0f}")
+        self.stream.flush()
+
+    def start(self):
+        if self.bar:
+            self._draw()
+
+    def finished(self, line, ok):
+        self.done += 1
+        self.failed += not ok
+        if self.bar:
+            self.stream.write("\r\033[K")
+        print(line, file=self.stream if self.bar else sys.stdout, flush=True)
+        if self.bar:
+            self._draw()
+
+    def end(self):
+        if self.bar:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+class SweepError(Exception):
+    """The sweep could not run at all (no dask, no scheduler at that address): says what to do."""
+
+
+def add_options(p, jobs_help=""):
+    """The runner's options, for every benchmark that sweeps: --jobs, --scheduler, --local-serial."""
+    g = p.add_argument_group("how the boots run (docs/benchmarks.md, \"Sweeps\")")
+    g.add_argument("--jobs", type=int, default=default_jobs(),
+                   help=f"boots at once: the local cluster's worker processes (default: this machine's cores, "
+                        f"{default_jobs()}){jobs_help}")
+    g.add_argument("--scheduler", metavar="ADDRESS",
+                   help="send the boots to this dask.distributed scheduler (tcp://HOST:PORT) instead of a local "
+                        "cluster; its workers need this checkout built, at the same path or at $MOSAIC_ROOT")
+    g.add_argument("--local-serial", action="store_true",
+                   help="run the boots one after another in this process, without dask (for debugging)")
+    return g
+
+
+class Runner:
+    """Runs sweeps of boots the way the options say; one dask cluster for all the sweeps of one benchmark."""
+
+    def __init__(self, name, jobs=None, scheduler=None, serial=False):
+        self.name, self.scheduler, self.serial = name, scheduler, serial
+        self.jobs = max(1, jobs or default_jobs())
+        if serial and scheduler:
+            raise SweepError(f"{name}: --local-serial and --scheduler exclude each other")
+        self.client = self.cluster = None
+        self.boots = 0
+        self.failed = []
+
+    @classmethod
+    def from_args(cls, name, args):
+        if args.jobs is not None and args.jobs < 1:
+            raise SystemExit(f"{name}: --jobs must be at least 1")
+        try:
+            return cls(name, jobs=args.jobs, scheduler=args.scheduler, serial=args.local_serial)
+        except SweepError as e:
+            raise SystemExit(str(e))
+
+    def how(self):
+        """How the boots ran, for the benchmark's JSON."""
+        if self.serial:
+            engine = "serial (in the benchmark's process, one boot at a time)"
+        elif self.scheduler:
+            engine = f"dask.distributed cluster at {self.scheduler}"
+        else:
+            engine = f"dask.distributed local cluster of {self.jobs} worker processes"
+        return {"engine": engine, "boots": self.boots, "failed": len(self.failed)}
+
+    def record(self):
+        """The "sweep" section of a benchmark's JSON: how the boots ran and every boot that failed."""
+        return dict(self.how(), failed_boots=self.failed)
+
+    def _connect(self):
+        if self.client is not None:
+            return
+        try:
+            import cloudpickle
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise SweepError(f"{self.name}: dask.distributed is not installed for {sys.executable} (scripts/deps "
+                             "installs it; or run with --local-serial)") from None
+        import logging
+        cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers need not import this module
+        try:
+            if self.scheduler:
+                self.client = Client(self.scheduler, timeout=30)
+            else:
+                # memory_limit=0: QEMU's memory is its own process's; the worker's stays small
+                self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, memory_limit=0, silence_logs=logging.ERROR)
+                self.client = Client(self.cluster)
+        except OSError as e:
+            self.close()
+            where = f"the scheduler at {self.scheduler}" if self.scheduler else "a local cluster"
+            raise SweepError(f"{self.name}: cannot reach {where}: {e}") from None
+
+    def close(self):
+        if self.client is not None:
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+        self.client = self.cluster = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def run(self, boots, line=None, in_flight=None):
+        """Runs the boots; returns their Results in the order of boots. line(result) -> the progress line of a
+        finished boot (default: its key, host time and state). in_flight: at most this many boots at once
+        (a benchmark that times the host runs them one at a time)."""
+        if len({b.key for b in boots}) != len(boots):
+            raise ValueError("sweep: two boots share a key")
+        order = sorted(range(len(boots)), key=lambda i: -boots[i].cost)
+        results = [None] * len(boots)
+        progress = Progress(len(boots), self.name)
+        line = line or self.default_line
+
+        def finished(i, data):
+            b = boots[i]
+            r = Result(key=b.key, cmd=data["cmd"], status=data["status"], output=data["output"],
+                       timed_out=data["timed_out"], wall_s=data["wall_s"], log=Path(b.log),
+                       worker=data.get("worker", ""), marks=data.get("marks", {}))
+            Path(b.log).parent.mkdir(parents=True, exist_ok=True)
+            Path(b.log).write_text(f"# {' '.join(r.cmd)}\n{r.output}")  # the same as mosaiclib.run_qemu's
+            results[i] = r
+            self.boots += 1
+            if not r.ok:
+                self.failed.append(r.failure())
+            progress.finished(f"[{progress.done + 1:3d}/{len(boots)}] {line(r)}", r.ok)
+
+        progress.start()
+        try:
+            if self.serial:
+                for i in order:
+                    finished(i, execute(_spec(boots[i])))
+            else:
+                self._run_dask(boots, order, finished, in_flight)
+        finally:
+            progress.end()
+        return results
+
+    def _run_dask(self, boots, order, finished, in_flight):
+        try:
+            self._connect()
+        except SweepError as e:
+            raise SystemExit(str(e))
+        from dask.distributed import as_completed
+        token = f"{os.getpid()}-{time.monotonic_ns()}"
+        pending = list(order)
+        futures = {}
+
+        def submit(i):
+            f = self.client.submit(execute, _spec(boots[i]), key=f"mosaic-boot-{boots[i].key}-{token}",
+                                   pure=False, priority=len(boots) - len(futures))
+            futures[f] = i
+            return f
+
+        limit = in_flight or len(boots)
+        ac = as_completed([submit(pending.pop(0)) for _ in range(min(limit, len(pending)))])
+        try:
+            for f in ac:
+                i = futures[f]
+                try:
+                    data = f.result()
+                except Exception as e:  # noqa: BLE001 - a lost worker, a task dask could not run: reported
+                    data = {"cmd": [str(a) for a in boots[i].cmd], "status": mosaiclib.EXIT_HARNESS,
+                            "timed_out": False, "wall_s": 0.0,
+                            "output": f"sweep: the task failed in dask: {type(e).__name__}: {e}\n"}
+                finished(i, data)
+                f.release()
+                if pending:
+                    ac.add(submit(pending.pop(0)))
+        except BaseException:
+            self.client.cancel(list(futures))
+            self.close()  # a local cluster's workers end, and their QEMUs with them (die_with_parent)
+            raise
+
+    def default_line(self, r):
+        state = "ok" if r.ok else f"FAILED ({describe_status(r)}; log {rel(r.log)})"
+        return f"{r.key:32s} {r.wall_s:7.1f} s  {state}"
+
+    def report_failures(self, stream=None):
+        """Every failed boot of the runner's sweeps: its command line, status and the tail of its output."""
+        stream = stream or sys.stderr
+        for f in self.failed:
+            print(f"{self.name}: boot {f['boot']} FAILED: {f['error']}; log {f['log']}\n  qemu: {f['qemu']}",
+                  file=stream)
+            for ln in f["tail"][-8:]:
+                print(f"  | {ln}", file=stream)
