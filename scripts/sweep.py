@@ -233,6 +233,8 @@ class Runner:
     def from_args(cls, name, args):
         if args.jobs is not None and args.jobs < 1:
             raise SystemExit(f"{name}: --jobs must be at least 1")
+        if args.local_serial:
+            args.jobs = 1  # what the benchmark's JSON records as boots at once
         try:
             return cls(name, jobs=args.jobs, scheduler=args.scheduler, serial=args.local_serial)
         except SweepError as e:

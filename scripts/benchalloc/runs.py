@@ -1,25 +1,29 @@
 """Running the boots: each configuration's QEMU command line, the kernel's JSON lines parsed, checked, collected.
 
-Why: every boot goes through scripts/mosaiclib.py like every other benchmark; this module owns QEMU and the
-serial output, and nothing here computes statistics.
+Why: every boot's command line comes from scripts/mosaiclib.py and runs as one task of the experiment runner
+(scripts/sweep.py) like every other benchmark's; this module owns QEMU and the serial output, and nothing here
+computes statistics.
 """
-import concurrent.futures
 import json
-import threading
 
 import mosaiclib
+import sweep
 
 from .config import ROOT
 from .plan import Boot
 
 
-def run_boot(b, args):
-    """Boots one configuration and parses its ALLOCJOB, ALLOCRUN and PROPBENCH lines; says what went wrong."""
+def sweep_boot(b, args):
+    """One configuration as a task of the runner: its QEMU command line, log and timeout."""
     bootargs = ("vtime=1 " if args.clock == "virtual" else "vtime=0 ") + b.bootargs
     cmd = mosaiclib.qemu_command(kernel=args.kernel, harts=b.harts, bootargs=bootargs, icount=True)
-    log = args.logs / f"alloc-{b.id}.log"
-    r = mosaiclib.run_qemu(cmd, timeout=args.timeout, log_path=log)
-    res = {"qemu": " ".join(cmd), "status": r.status, "timed_out": r.timed_out, "wall_s": round(r.wall_s, 2),
+    return sweep.Boot(b.id, cmd, args.logs / f"alloc-{b.id}.log", timeout=args.timeout, cost=b.cost)
+
+
+def parse_boot(b, r, args):
+    """A finished boot (sweep.Result): its ALLOCJOB, ALLOCRUN and PROPBENCH lines parsed; says what went wrong."""
+    log = r.log
+    res = {"qemu": " ".join(r.cmd), "status": r.status, "timed_out": r.timed_out, "wall_s": round(r.wall_s, 2),
            "log": str(log.relative_to(ROOT) if log.is_relative_to(ROOT) else log)}
     jobs, runs, props = [], [], []
     for line in r.lines:
@@ -39,6 +43,8 @@ def run_boot(b, args):
         problems.append(f"the kernel panicked ({res['panic']})")
     if r.status != 0:
         problems.append("QEMU timed out (killed)" if r.timed_out else f"exit status {r.status}")
+        if r.worker:
+            res["worker"] = r.worker
     if b.kind == "scenario":
         want = args.reps
         if len(runs) != want:
@@ -68,29 +74,25 @@ def compact_jobs(jobs):
     return {"columns": cols, "rows": [[j.get(c) for c in cols] for j in jobs]}
 
 
-def run_all(boots, args):
-    """Boots every configuration, args.jobs at a time, the costliest first; prints one progress line per boot."""
-    lock = threading.Lock()
-    done = [0]
+def run_all(boots, args, runner):
+    """Boots every configuration as one sweep of the runner, the costliest first; one progress line per boot."""
+    by_id = {b.id: b for b in boots}
 
-    def one(b):
-        b.result = run_boot(b, args)
-        with lock:
-            done[0] += 1
-            r = b.result
-            state = "ok" if r["ok"] else f"FAILED ({r['error']}; log {r['log']})"
-            print(f"[{done[0]:3d}/{len(boots)}] {b.id:28s} {b.harts:3d} harts {r['wall_s']:7.1f} s  {state}",
-                  flush=True)
+    def finished(r):
+        b = by_id[r.key]
+        b.result = parse_boot(b, r, args)
+        res = b.result
+        state = "ok" if res["ok"] else f"FAILED ({res['error']}; log {res['log']})"
+        return f"{b.id:28s} {b.harts:3d} harts {res['wall_s']:7.1f} s  {state}"
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        list(pool.map(one, sorted(boots, key=lambda b: -b.cost)))
+    runner.run([sweep_boot(b, args) for b in boots], line=finished)
 
 
-def repeat_check(boots, args):
+def repeat_check(boots, args, runner):
     """Boots the cheapest configuration (of Fig. 5.1 if any) again, alone: under -icount its lines must repeat."""
     b0 = min((b for b in boots if b.figure != "probe"), key=lambda b: (b.figure != "5.1", b.cost))
     twin = Boot(b0.id + "-again", b0.figure, b0.harts, b0.bootargs, b0.kind, b0.meta, b0.cost)
-    twin.result = run_boot(twin, args)
+    twin.result = parse_boot(twin, runner.run([sweep_boot(twin, args)])[0], args)
     key = "jobs" if b0.kind == "scenario" else "propbench"
     same = twin.result[key] == b0.result[key] and twin.result["ok"] and b0.result["ok"]
     print(f"bench-alloc: {b0.id} booted again: results {'identical' if same else 'DIFFER'}", flush=True)
