@@ -19,7 +19,9 @@ that fails (a status other than 0, a timeout, a worker that died, a refusal) is 
 result says why, failures() gives its command line, status and the tail of its output for the
 benchmark's JSON, and the progress line names its log.
 """
+import datetime
 import hashlib
+import json
 import os
 import sys
 import time
@@ -361,6 +363,24 @@ class Runner:
             self.client.cancel(list(futures))
             self.close()  # a local cluster's workers end, and their QEMUs with them (die_with_parent)
             raise
+
+    def mark_failed(self, r, why):
+        """A boot that ended with status 0 but did not do its work (the benchmark's own check): a failure too."""
+        self.failed = [f for f in self.failed if f["boot"] != r.key] + [r.failure(why)]
+
+    def require_ok(self, out, command):
+        """Ends a benchmark that cannot give figures without every boot: if one failed, the failures on
+        standard error and out written as a JSON that says so (how the boots ran, every failed boot with its
+        command line, status, log and output tail: scripts/results shows it as a failed run); SystemExit(1)."""
+        if not self.failed:
+            return
+        self.report_failures()
+        doc = {"how": {"command": command,
+                       "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")},
+               "failed": f"{len(self.failed)} of {self.boots} boots failed: no figures", "sweep": self.record()}
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(json.dumps(doc, indent=1) + "\n")
+        raise SystemExit(f"{self.name}: {doc['failed']}; wrote {out}")
 
     def default_line(self, r):
         state = "ok" if r.ok else f"FAILED ({describe_status(r)}; log {rel(r.log)})"
