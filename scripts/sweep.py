@@ -256,7 +256,7 @@ class Runner:
         """The "sweep" section of a benchmark's JSON: how the boots ran and every boot that failed."""
         return dict(self.how(), failed_boots=self.failed)
 
-    def _connect(self):
+    def _connect(self, workers):
         if self.client is not None:
             return
         try:
@@ -272,7 +272,8 @@ class Runner:
                 self.client = Client(self.scheduler, timeout=30)
             else:
                 # memory_limit=0: QEMU's memory is its own process's; the worker's stays small
-                self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
+                self.jobs = workers
+                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                             dashboard_address=None, memory_limit=0, silence_logs=logging.ERROR)
                 self.client = Client(self.cluster)
         except OSError as e:
@@ -330,7 +331,7 @@ class Runner:
 
     def _run_dask(self, boots, order, finished, in_flight):
         try:
-            self._connect()
+            self._connect(min(self.jobs, in_flight or self.jobs))
         except SweepError as e:
             raise SystemExit(str(e))
         from dask.distributed import as_completed
