@@ -80,6 +80,9 @@ def read_all(bench_dir):
             if not p.exists():
                 raise ResultsError(f"{p}: missing beside {paths[0].name} (run {b.command} again)")
         docs = [Doc(p, load(p)) for p in paths]
+        if isinstance(docs[0].data, dict) and "failed" in docs[0].data and "sweep" in docs[0].data:
+            runs[b.name] = readers.failed(docs[0])
+            continue
         try:
             runs[b.name] = b.reader(*docs)
         except ResultsError:

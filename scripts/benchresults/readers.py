@@ -106,6 +106,16 @@ def run_info(doc, how_keys=("how",)):
             "qemu": qemu}
 
 
+def failed(doc):
+    """A JSON that its benchmark wrote for a run whose boots failed (scripts/sweep.py, Runner.require_ok): no
+    figures, the failed boots with their logs."""
+    sweep = doc.sub("sweep")
+    notes = [f"**The last run failed**: {doc.get('failed', kind=str)}."]
+    for f in sweep.get("failed_boots", kind=list):
+        notes.append(f"boot `{f.get('boot')}`: {f.get('error')} (status {f.get('status')}), log {f.get('log')}")
+    return Run([doc.path.name], run_info(doc), notes=notes)
+
+
 def fastpath_goal(doc, name):
     """A row of scripts/fastpath_goals.py as the benchmark stored it."""
     g = doc.sub("goals", name)
