@@ -8,13 +8,16 @@ import sys
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
-from benchkernel.boots import run_once  # noqa: E402
+import sweep  # noqa: E402
+from benchkernel.boots import boot, rows_of  # noqa: E402
 from benchkernel.summary import summarise  # noqa: E402
 
 
 def test_forwarded_call_breakdown_has_no_negative_rest(tmp_path):
-    _, rows = run_once(str(ROOT / "build" / "mosaic.elf"), 36, 180, tmp_path / "bench.log", "bench_kernel 3",
-                       bootargs="vtime=1")
+    b = boot(str(ROOT / "build" / "mosaic.elf"), 36, 180, tmp_path / "bench.log", "bench_kernel 3", bootargs="vtime=1")
+    r = sweep.Runner("test", serial=True).run([b])[0]
+    assert r.ok, r.output[-2000:]
+    rows = rows_of(r)
     de = summarise(rows)["decomposition"]
     assert de["rest_ns"] >= 0, de
     assert de["round_trip_ns"] == (de["caller_to_send_ns"] + de["noc_flights_ns"] + de["master_to_reply_ns"]

@@ -24,7 +24,7 @@ def parse_boot(b, r, args):
     """A finished boot (sweep.Result): its ALLOCJOB, ALLOCRUN and PROPBENCH lines parsed; says what went wrong."""
     log = r.log
     res = {"qemu": " ".join(r.cmd), "status": r.status, "timed_out": r.timed_out, "wall_s": round(r.wall_s, 2),
-           "log": str(log.relative_to(ROOT) if log.is_relative_to(ROOT) else log)}
+           "log": str(log.relative_to(ROOT) if log.is_relative_to(ROOT) else log), "worker": r.worker}
     jobs, runs, props = [], [], []
     for line in r.lines:
         try:
@@ -43,8 +43,6 @@ def parse_boot(b, r, args):
         problems.append(f"the kernel panicked ({res['panic']})")
     if r.status != 0:
         problems.append("QEMU timed out (killed)" if r.timed_out else f"exit status {r.status}")
-        if r.worker:
-            res["worker"] = r.worker
     if b.kind == "scenario":
         want = args.reps
         if len(runs) != want:
