@@ -97,7 +97,18 @@ def rel(path):
     return str(path.relative_to(mosaiclib.ROOT)) if path.is_relative_to(mosaiclib.ROOT) else str(path)
 
 
+_digests = {}  # (path, size, mtime) -> SHA-256: a sweep names the same kernel in every boot
+
+
 def _file_digest(path):
+    st = os.stat(path)
+    key = (path, st.st_size, st.st_mtime_ns)
+    if key not in _digests:
+        _digests[key] = _hash_file(path)
+    return _digests[key]
+
+
+def _hash_file(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -165,8 +176,8 @@ def execute(spec):
 
 
 class Progress:
-    """A progress bar on a terminal (standard error), one line per finished boot otherwise; a boot's line is
-    printed above the bar either way."""
+    """One line per finished boot on standard output, and a progress bar below them on standard error when it
+    is a terminal."""
 
     def __init__(self, total, name, stream=None):
         self.total, self.name, self.done, self.failed = total, name, 0, 0
@@ -179,7 +190,7 @@ class Progress:
         full = width * self.done // max(1, self.total)
         took = time.monotonic() - self.t0
         self.stream.write(f"\r\033[K{self.name}: [{'#' * full}{'.' * (width - full)}] {self.done}/{self.total} "
-                          f"boots, {self.failed} failed, {took / 60:.0f}:{took % 60:02.0f}")
+                          f"boots, {self.failed} failed, {int(took // 60)}:{int(took % 60):02d}")
         self.stream.flush()
 
     def start(self):
@@ -191,7 +202,8 @@ class Progress:
         self.failed += not ok
         if self.bar:
             self.stream.write("\r\033[K")
-        print(line, file=self.stream if self.bar else sys.stdout, flush=True)
+            self.stream.flush()
+        print(line, flush=True)
         if self.bar:
             self._draw()
 
