@@ -16,7 +16,7 @@ How (docs/benchmarks.md, "Sweeps"):
   --local-serial    the boots one after another in this process, without dask (for debugging).
 Each boot's serial log is written here, next to the benchmark's JSON, whichever machine ran it. A boot
 that fails (a status other than 0, a timeout, a worker that died, a refusal) is never dropped: its
-result says why, failures() gives its command line, status and the tail of its output for the
+result says why, Result.failure() gives its command line, status and the tail of its output for the
 benchmark's JSON, and the progress line names its log.
 """
 import datetime
@@ -281,14 +281,14 @@ class Runner:
         cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers need not import this module
         try:
             if self.scheduler:
-                self.client = Client(self.scheduler, timeout=30)
+                self.client = Client(self.scheduler, timeout=15)
             else:
                 # memory_limit=0: QEMU's memory is its own process's; the worker's stays small
                 self.jobs = workers
                 self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                             dashboard_address=None, memory_limit=0, silence_logs=logging.ERROR)
                 self.client = Client(self.cluster)
-        except OSError as e:
+        except (OSError, ValueError, TypeError) as e:  # no scheduler there, or an address dask cannot parse
             self.close()
             where = f"the scheduler at {self.scheduler}" if self.scheduler else "a local cluster"
             raise SweepError(f"{self.name}: cannot reach {where}: {e}") from None

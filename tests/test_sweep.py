@@ -171,6 +171,13 @@ mosaiclib.run_qemu(cmd, timeout=120, started=lambda p: print(p.pid, flush=True),
             child.kill()
 
 
+def test_a_scheduler_that_cannot_be_reached_is_a_clear_error(tmp_path):
+    r = bench("bench-shm", "--reps", 1, "--clocks", "virtual", "--out", tmp_path / "shm.json", "--scheduler",
+              "no-port-here", timeout=120)
+    assert r.returncode != 0 and "bench-shm: cannot reach the scheduler at no-port-here" in r.stderr, r.stderr
+    assert not (tmp_path / "shm.json").exists()
+
+
 @pytest.mark.parametrize("name", ["bench-alloc", "bench-kernel", "bench-noc", "bench-shm", "bench-invade", "bench-coll",
                                   "bench-balance", "bench-boot", "bench-vtime", "bench-vclock"])
 def test_every_benchmark_explains_how_its_boots_run(name):
