@@ -337,8 +337,12 @@ class Runner:
                     finished(i, execute(_spec(boots[i])))
             else:
                 self._run_dask(boots, order, finished, in_flight)
-        finally:
+        except KeyboardInterrupt:
             progress.end()
+            print(f"{self.name}: interrupted after {progress.done} of {len(boots)} boots; every QEMU stopped, "
+                  "nothing written", file=sys.stderr)
+            raise SystemExit(130) from None
+        progress.end()
         return results
 
     def _run_dask(self, boots, order, finished, in_flight):
