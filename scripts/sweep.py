@@ -166,13 +166,38 @@ def execute(spec):
         _sys.path.insert(0, scripts)
     import mosaiclib as _mosaiclib
     cmd = [a.replace(spec_mark, root) for a in spec["cmd"]]
+    # this sweep's live QEMUs in this worker, so that stop() can end them and no other client's
+    live = _mosaiclib.__dict__.setdefault("sweep_live", {}).setdefault(spec.get("sweep"), set())
+    proc = []
+
+    def started(p):
+        proc.append(p)
+        live.add(p)
     try:
         r = _mosaiclib.run_qemu(cmd, timeout=spec["timeout"], input_text=spec["input_text"], marks=spec["marks"],
-                                die_with_parent=True)
+                                die_with_parent=True, started=started)
     except Exception:  # noqa: BLE001 - the boot's failure is reported, with the traceback as its output
         return dict(refused("the boot raised:\n" + traceback.format_exc()), cmd=cmd)
+    finally:
+        live.difference_update(proc)
     return {"cmd": cmd, "status": r.status, "timed_out": r.timed_out, "wall_s": r.wall_s, "marks": r.marks,
             "worker": where, "output": r.output}
+
+
+def stop(sweep):
+    """Run on every worker of a cluster when a sweep is interrupted: ends that sweep's QEMUs there (their
+    run_qemu cleans up and the task returns). Self-contained, like execute. Returns how many it signalled."""
+    import os as _os
+    import signal as _signal
+    import sys as _sys
+    lib = _sys.modules.get("mosaiclib")
+    procs = list(getattr(lib, "sweep_live", {}).get(sweep, ())) if lib else []
+    for p in procs:
+        try:
+            _os.killpg(p.pid, _signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    return len(procs)
 
 
 class Progress:
@@ -356,8 +381,9 @@ class Runner:
         futures = {}
 
         def submit(i):
-            f = self.client.submit(execute, _spec(boots[i]), key=f"mosaic-boot-{boots[i].key}-{token}",
-                                   pure=False, priority=len(boots) - len(futures))
+            f = self.client.submit(execute, dict(_spec(boots[i]), sweep=token),
+                                   key=f"mosaic-boot-{boots[i].key}-{token}", pure=False,
+                                   priority=len(boots) - len(futures))
             futures[f] = i
             return f
 
@@ -378,7 +404,11 @@ class Runner:
                     ac.add(submit(pending.pop(0)))
         except BaseException:
             self.client.cancel(list(futures))
-            self.close()  # a local cluster's workers end, and their QEMUs with them (die_with_parent)
+            try:
+                self.client.run(stop, token, wait=True)  # the boots under way, on every worker
+            except Exception:  # noqa: BLE001 - a worker gone already took its QEMUs with it (die_with_parent)
+                pass
+            self.close()  # a local cluster's workers end, and any QEMU still there with them
             raise
 
     def mark_failed(self, r, why):

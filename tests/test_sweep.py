@@ -142,6 +142,53 @@ def test_a_worker_with_another_build_refuses_the_boot(tmp_path, monkeypatch):
     assert r["status"] == mosaiclib.EXIT_HARNESS and "no Mosaic checkout there" in r["output"]
 
 
+def qemus(marker):
+    """The pids of the QEMUs of this checkout whose command line has marker."""
+    pids = []
+    for d in os.listdir("/proc"):
+        try:
+            cmd = open(f"/proc/{d}/cmdline", "rb").read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if cmd and cmd[0] == "qemu-system-riscv64" and any(str(ROOT) in a for a in cmd) and \
+                any(marker in a for a in cmd):
+            pids.append(int(d))
+    return pids
+
+
+def test_an_interrupted_sweep_stops_its_boots_on_an_existing_cluster(tmp_path):
+    """A Ctrl-C at the client: the cluster's workers live on (they are not the client's), this sweep's QEMUs
+    on them do not (bench-coll's two 128-hart boots take minutes; they are stopped within seconds)."""
+    from dask.distributed import Client, LocalCluster
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                           memory_limit=0, host="127.0.0.1")
+    try:
+        client = subprocess.Popen([sys.executable, "-c", f"""
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)  # not ignored across the exec: python3 turns it into Ctrl-C
+os.execv(sys.executable, [sys.executable, {str(ROOT / 'scripts' / 'bench-coll')!r}, "--repeat",
+         "--out", {str(tmp_path / 'coll.json')!r}, "--scheduler", {cluster.scheduler_address!r}])
+"""], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not qemus("bench_collectives") and time.monotonic() < deadline and client.poll() is None:
+            time.sleep(0.2)
+        assert qemus("bench_collectives"), "no boot started"
+        client.send_signal(signal.SIGINT)
+        out, err = client.communicate(timeout=60)
+        assert client.returncode == 130 and "bench-coll: interrupted after 0 of 2 boots" in err, err
+        deadline = time.monotonic() + 15
+        while qemus("bench_collectives") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not qemus("bench_collectives"), "a QEMU of the interrupted sweep runs on"
+        assert not (tmp_path / "coll.json").exists()
+        with Client(cluster) as c:  # the cluster is still there and serves
+            assert c.submit(lambda: 7).result(timeout=30) == 7
+    finally:
+        for pid in qemus("bench_collectives"):
+            os.kill(pid, signal.SIGKILL)
+        cluster.close()
+
+
 def test_a_qemu_dies_with_the_worker_that_runs_it(tmp_path):
     """A dask worker killed (by its nanny, by SIGKILL) runs no cleanup: its QEMU must not run on."""
     child = subprocess.Popen([sys.executable, "-c", f"""
