@@ -265,6 +265,7 @@ class Runner:
         if serial and scheduler:
             raise SweepError(f"{name}: --local-serial and --scheduler exclude each other")
         self.client = self.cluster = None
+        self._slots = None
         self.boots = 0
         self.failed = []
 
@@ -287,7 +288,16 @@ class Runner:
             engine = f"dask.distributed cluster at {self.scheduler}"
         else:
             engine = f"dask.distributed local cluster of {self.jobs} worker processes"
-        return {"engine": engine, "boots": self.boots, "failed": len(self.failed)}
+        return {"engine": engine, "boots_at_once": self.slots(), "boots": self.boots, "failed": len(self.failed)}
+
+    def slots(self):
+        """Boots at once: 1 in-process, the local cluster's workers, or the threads of the cluster's workers
+        (None before it is reached)."""
+        if self.serial:
+            return 1
+        if self.scheduler:
+            return sum(self.client.nthreads().values()) if self.client is not None else self._slots
+        return self.jobs
 
     def record(self):
         """The "sweep" section of a benchmark's JSON: how the boots ran and every boot that failed."""
@@ -319,6 +329,8 @@ class Runner:
             raise SweepError(f"{self.name}: cannot reach {where}: {e}") from None
 
     def close(self):
+        if self.client is not None and self.scheduler:
+            self._slots = self.slots()  # what how() reports once the client is gone
         if self.client is not None:
             self.client.close()
         if self.cluster is not None:

@@ -51,6 +51,7 @@ def test_a_local_cluster_gives_the_same_json_as_the_plain_runner(tmp_path):
         data = json.loads(out.read_text())
         assert data["sweep"]["boots"] == 4 and data["sweep"]["failed_boots"] == [], data["sweep"]
         assert ("dask.distributed local cluster of 2" if how == "dask" else "serial") in data["sweep"]["engine"]
+        assert data["sweep"]["boots_at_once"] == (2 if how == "dask" else 1)
         assert sorted(p.name for p in out.parent.glob("noc-16-*.log")) == \
             ["noc-16-serial-2.log", "noc-16-serial.log", "noc-16-virtual-2.log", "noc-16-virtual.log"]
         assert (out.parent / "noc-16-virtual.log").read_text().startswith("# qemu-system-riscv64 ")
@@ -73,7 +74,8 @@ def test_a_sweep_sent_to_an_existing_cluster_gives_the_same_json(tmp_path):
             assert data["sweep"]["boots"] == 5 and not data["sweep"]["failed_boots"], data["sweep"]  # 4 + repeat
             assert data["how"]["repeatability"]["identical"]
             if how == "cluster":
-                assert cluster.scheduler_address in data["sweep"]["engine"]
+                assert cluster.scheduler_address in data["sweep"]["engine"] and data["sweep"]["boots_at_once"] == 2
+                assert data["how"]["jobs_at_once"] == 2
                 assert all(b["worker"].endswith(":" + str(ROOT)) for b in data["boots"]), data["boots"]
             runs[how] = figures(out)
         assert runs["serial"]["figures"]["5.6"] and runs["serial"]["raw"]
