@@ -132,10 +132,10 @@ def _spec(boot):
 
 
 def execute(spec):
-    """Runs one boot where it is called (a dask worker, or this process with --local-serial); self-contained,
-    as dask ships it by value: it finds the checkout ($MOSAIC_ROOT, or the client's path), checks its files
-    against the client's and boots. Returns plain data; never raises for a boot that fails."""
-    import hashlib as _hashlib
+    """Runs one boot where it is called (a dask worker, or this process with --local-serial); dask ships it by
+    value with the module's functions it calls, so a worker needs nothing of this module: it finds the
+    checkout ($MOSAIC_ROOT, or the client's path), checks its files against the client's and boots. Returns
+    plain data; never raises for a boot that fails."""
     import os as _os
     import socket
     import sys as _sys
@@ -144,28 +144,24 @@ def execute(spec):
     where = f"{socket.gethostname()}:{root}"
 
     def refused(why):
-        return {"cmd": [a.replace(spec_mark, root) for a in spec["cmd"]], "status": 125, "timed_out": False,
+        # status 125 is mosaiclib.EXIT_HARNESS, which is not importable before the checkout is found
+        return {"cmd": [a.replace(ROOT_MARK, root) for a in spec["cmd"]], "status": 125, "timed_out": False,
                 "wall_s": 0.0, "marks": {}, "worker": where, "output": f"sweep: worker {where}: {why}\n"}
 
-    spec_mark = "@MOSAIC_ROOT@"
     scripts = _os.path.join(root, "scripts")
     if not _os.path.isfile(_os.path.join(scripts, "mosaiclib.py")):
         return refused("no Mosaic checkout there (set MOSAIC_ROOT on the worker to its checkout)")
     for relpath, digest in spec["digests"].items():
-        path = _os.path.join(root, relpath)
         try:
-            h = _hashlib.sha256()
-            with open(path, "rb") as f:
-                for chunk in iter(lambda: f.read(1 << 20), b""):
-                    h.update(chunk)
+            ours = _hash_file(_os.path.join(root, relpath))
         except OSError as e:
             return refused(f"{relpath} cannot be read ({e.strerror}): build Mosaic there ('make')")
-        if h.hexdigest() != digest:
+        if ours != digest:
             return refused(f"{relpath} differs from the client's: check out the same revision and build it")
     if scripts not in _sys.path:
         _sys.path.insert(0, scripts)
     import mosaiclib as _mosaiclib
-    cmd = [a.replace(spec_mark, root) for a in spec["cmd"]]
+    cmd = [a.replace(ROOT_MARK, root) for a in spec["cmd"]]
     # this sweep's live QEMUs in this worker, so that stop() can end them and no other client's
     live = _mosaiclib.__dict__.setdefault("sweep_live", {}).setdefault(spec.get("sweep"), set())
     proc = []

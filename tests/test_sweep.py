@@ -131,7 +131,7 @@ def test_a_boot_that_times_out_or_cannot_run_is_kept_with_its_log(tmp_path):
         assert b.log.read_text().startswith("# qemu-system-riscv64 ")
 
 
-def test_a_worker_with_another_build_refuses_the_boot(tmp_path, monkeypatch):
+def test_a_worker_boots_its_own_checkout_and_refuses_another_build(tmp_path, monkeypatch):
     spec = sweep._spec(sweep.Boot("x", mosaiclib.qemu_command(harts=4, bootargs="shell=0", icount=True),
                                   tmp_path / "x.log"))
     assert set(spec["digests"]) >= {"build/mosaic.elf", "build/vclock/vclock.so"}
@@ -142,6 +142,15 @@ def test_a_worker_with_another_build_refuses_the_boot(tmp_path, monkeypatch):
     monkeypatch.setenv("MOSAIC_ROOT", str(tmp_path))
     r = sweep.execute(spec)
     assert r["status"] == mosaiclib.EXIT_HARNESS and "no Mosaic checkout there" in r["output"]
+    # the same build at another path: the worker boots its own copy
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    for part in ("scripts", "build"):
+        (other / part).symlink_to(ROOT / part)
+    monkeypatch.setenv("MOSAIC_ROOT", str(other))
+    r = sweep.execute(spec)
+    assert r["status"] == 0, r["output"][-2000:]
+    assert r["worker"].endswith(":" + str(other)) and f"{other}/build/mosaic.elf" in r["cmd"]
 
 
 def qemus(marker):
