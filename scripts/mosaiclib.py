@@ -243,9 +243,17 @@ _PR_SET_PDEATHSIG = 1
 _prctl = None
 
 
-def _die_with_parent():
-    """In the forked child before exec: the kernel sends SIGKILL when the thread that forked it ends. The
-    prctl function is looked up before the fork (a lookup after it could take a lock another thread held)."""
+def kill_with_parent_ready():
+    """Looks up prctl before a fork whose child runs kill_with_parent (a lookup after the fork could take a
+    lock that another thread held)."""
+    global _prctl
+    if _prctl is None:
+        _prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+
+def kill_with_parent():
+    """A Popen preexec_fn (after kill_with_parent_ready): the kernel sends the child SIGKILL when the thread
+    that forked it ends (Linux's PR_SET_PDEATHSIG)."""
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
@@ -263,7 +271,7 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
     die_with_parent: QEMU is killed if this process dies without cleaning up (a dask worker ended by its nanny
     or SIGKILL runs no handler; Linux only, PR_SET_PDEATHSIG).
     """
-    global _deferring, _prctl
+    global _deferring
     compiled = [(m, re.compile(m)) for m in marks]
     found = {}
     chunks = []
@@ -296,9 +304,8 @@ def run_qemu(cmd, timeout=60.0, log_path=None, echo=None, input_text=None, marks
         _raise_if_stopping()
         preexec = None
         if die_with_parent:
-            if _prctl is None:
-                _prctl = ctypes.CDLL(None, use_errno=True).prctl
-            preexec = _die_with_parent
+            kill_with_parent_ready()
+            preexec = kill_with_parent
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True, preexec_fn=preexec)
         with _live_lock:

@@ -46,12 +46,13 @@ def default_jobs():
 @dataclass
 class Boot:
     key: str  # unique within the sweep: names the boot in progress lines and failures
-    cmd: list  # the QEMU command line (mosaiclib.qemu_command)
-    log: Path  # its serial log, on this machine
+    cmd: list  # the QEMU command line (mosaiclib.qemu_command), or another program's with qemu=False
+    log: Path  # its serial log, on this machine (None: none kept)
     timeout: float = 600.0
     input_text: str = None  # typed once the kernel is online (mosaiclib.run_qemu)
     marks: tuple = ()
     cost: float = 1.0  # the dearer boots are started first, so that the workers finish together
+    qemu: bool = True  # False: a host program of the checkout (the simulator), its standard error kept apart
 
 
 @dataclass
@@ -65,6 +66,7 @@ class Result:
     log: Path
     worker: str = ""
     marks: dict = field(default_factory=dict)
+    stderr: str = ""  # a host program's standard error (a QEMU boot's is in output)
 
     @property
     def lines(self):
@@ -75,12 +77,13 @@ class Result:
         return self.status == 0
 
     def tail(self, n=TAIL_LINES):
-        return [ln for ln in self.lines if ln.strip()][-n:]
+        return [ln for ln in (self.output + self.stderr).splitlines() if ln.strip()][-n:]
 
     def failure(self, why=None):
         """The failed boot for a benchmark's JSON: its command line, status, log and the tail of its output."""
         return {"boot": self.key, "qemu": " ".join(self.cmd), "status": self.status, "timed_out": self.timed_out,
-                "error": why or describe_status(self), "worker": self.worker, "log": rel(self.log),
+                "error": why or describe_status(self), "worker": self.worker,
+                "log": rel(self.log) if self.log else None,
                 "tail": self.tail()}
 
 
@@ -128,7 +131,7 @@ def _spec(boot):
                 digests[piece[len(root) + 1:]] = _file_digest(piece)
         cmd.append(arg.replace(root, ROOT_MARK))
     return {"key": boot.key, "cmd": cmd, "digests": digests, "root": root, "timeout": boot.timeout,
-            "input_text": boot.input_text, "marks": list(boot.marks)}
+            "input_text": boot.input_text, "marks": list(boot.marks), "qemu": boot.qemu}
 
 
 def execute(spec):
@@ -170,6 +173,8 @@ def execute(spec):
         proc.append(p)
         live.add(p)
     try:
+        if not spec.get("qemu", True):
+            return dict(_run_program(cmd, spec["timeout"], started), worker=where)
         r = _mosaiclib.run_qemu(cmd, timeout=spec["timeout"], input_text=spec["input_text"], marks=spec["marks"],
                                 die_with_parent=True, started=started)
     except Exception:  # noqa: BLE001 - the boot's failure is reported, with the traceback as its output
@@ -178,6 +183,33 @@ def execute(spec):
         live.difference_update(proc)
     return {"cmd": cmd, "status": r.status, "timed_out": r.timed_out, "wall_s": r.wall_s, "marks": r.marks,
             "worker": where, "output": r.output}
+
+
+def _run_program(cmd, timeout, started):
+    """A host program of the checkout (qemu=False): its status, standard output and error; killed, with
+    status 124 (mosaiclib.EXIT_TIMEOUT), after timeout seconds, or when the process that runs it dies."""
+    import os as _os
+    import signal as _signal
+    import subprocess as _subprocess
+    import time as _time
+    import mosaiclib as _mosaiclib
+    t0 = _time.monotonic()
+    _mosaiclib.kill_with_parent_ready()
+    p = _subprocess.Popen(cmd, stdout=_subprocess.PIPE, stderr=_subprocess.PIPE, text=True, start_new_session=True,
+                          preexec_fn=_mosaiclib.kill_with_parent)
+    started(p)
+    timed_out = False
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except _subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        if p.poll() is None:
+            _os.killpg(p.pid, _signal.SIGKILL)
+    if timed_out:
+        out, err = p.communicate()
+    return {"cmd": cmd, "status": 124 if timed_out else p.returncode, "timed_out": timed_out,
+            "wall_s": _time.monotonic() - t0, "marks": {}, "output": out, "stderr": err}
 
 
 def stop(sweep):
@@ -224,7 +256,8 @@ class Progress:
         if self.bar:
             self.stream.write("\r\033[K")
             self.stream.flush()
-        print(line, flush=True)
+        if line is not None:
+            print(line, flush=True)
         if self.bar:
             self._draw()
 
@@ -341,8 +374,8 @@ class Runner:
 
     def run(self, boots, line=None, in_flight=None):
         """Runs the boots; returns their Results in the order of boots. line(result) -> the progress line of a
-        finished boot (default: its key, host time and state). in_flight: at most this many boots at once
-        (a benchmark that times the host runs them one at a time)."""
+        finished boot (default: its key, host time and state; None: no line, the bar only). in_flight: at most
+        this many boots at once (a benchmark that times the host runs them one at a time)."""
         if len({b.key for b in boots}) != len(boots):
             raise ValueError("sweep: two boots share a key")
         order = sorted(range(len(boots)), key=lambda i: -boots[i].cost)
@@ -353,15 +386,17 @@ class Runner:
         def finished(i, data):
             b = boots[i]
             r = Result(key=b.key, cmd=data["cmd"], status=data["status"], output=data["output"],
-                       timed_out=data["timed_out"], wall_s=data["wall_s"], log=Path(b.log),
-                       worker=data.get("worker", ""), marks=data.get("marks", {}))
-            Path(b.log).parent.mkdir(parents=True, exist_ok=True)
-            Path(b.log).write_text(f"# {' '.join(r.cmd)}\n{r.output}")  # the same as mosaiclib.run_qemu's
+                       timed_out=data["timed_out"], wall_s=data["wall_s"], log=Path(b.log) if b.log else None,
+                       worker=data.get("worker", ""), marks=data.get("marks", {}), stderr=data.get("stderr", ""))
+            if r.log:
+                r.log.parent.mkdir(parents=True, exist_ok=True)
+                r.log.write_text(f"# {' '.join(r.cmd)}\n{r.output}{r.stderr}")  # as mosaiclib.run_qemu writes it
             results[i] = r
             self.boots += 1
             if not r.ok:
                 self.failed.append(r.failure())
-            progress.finished(f"[{progress.done + 1:3d}/{len(boots)}] {line(r)}", r.ok)
+            text = line(r)
+            progress.finished(f"[{progress.done + 1:3d}/{len(boots)}] {text}" if text is not None else None, r.ok)
 
         progress.start()
         try:
@@ -438,7 +473,7 @@ class Runner:
         raise SystemExit(f"{self.name}: {doc['failed']}; wrote {out}")
 
     def default_line(self, r):
-        state = "ok" if r.ok else f"FAILED ({describe_status(r)}; log {rel(r.log)})"
+        state = "ok" if r.ok else f"FAILED ({describe_status(r)}" + (f"; log {rel(r.log)})" if r.log else ")")
         return f"{r.key:32s} {r.wall_s:7.1f} s  {state}"
 
     def report_failures(self, stream=None):

@@ -237,7 +237,8 @@ def test_a_scheduler_that_cannot_be_reached_is_a_clear_error(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["bench-alloc", "bench-kernel", "bench-noc", "bench-shm", "bench-invade", "bench-coll",
-                                  "bench-balance", "bench-boot", "bench-vtime", "bench-vclock"])
+                                  "bench-balance", "bench-boot", "bench-vtime", "bench-vclock",
+                                  "bench-sim"])
 def test_every_benchmark_explains_how_its_boots_run(name):
     r = bench(name, "--help", timeout=60)
     assert r.returncode == 0, r.stderr
