@@ -378,6 +378,8 @@ class Runner:
         this many boots at once (a benchmark that times the host runs them one at a time)."""
         if len({b.key for b in boots}) != len(boots):
             raise ValueError("sweep: two boots share a key")
+        if not boots:
+            return []
         order = sorted(range(len(boots)), key=lambda i: -boots[i].cost)
         results = [None] * len(boots)
         progress = Progress(len(boots), self.name)
