@@ -38,12 +38,14 @@ def plan(clock, kernel, harts, reps, timeout, bench_dir):
 
 
 def check(runner, results):
-    """Marks a boot that ended well but stuck (a "stuck" row) as failed; prints its notes."""
+    """A boot with a "stuck" row (the kernel's report of a measurement that never finished) is failed, and its
+    failure says where it stuck, whatever its status."""
     for r in results:
         prefix = "bench-tasks: " if r.key.startswith("tasks-") else PREFIX
         stuck = [row for row in rows_of(r, prefix) if row.get("kind") == "stuck"]
-        if stuck and r.ok:
-            runner.mark_failed(r, "stuck: " + json.dumps(stuck[0]))
+        if stuck:
+            runner.mark_failed(r, ("status 0" if r.ok else sweep.describe_status(r)) + "; stuck: " +
+                               json.dumps(stuck[0]))
 
 
 def twice(results, what, prefix=PREFIX):
