@@ -457,7 +457,8 @@ class Runner:
             raise
 
     def mark_failed(self, r, why):
-        """A boot that ended with status 0 but did not do its work (the benchmark's own check): a failure too."""
+        """A boot that the benchmark's own check of its output finds failed, even with status 0: its failure
+        (which replaces the one its status gave) says why."""
         self.failed = [f for f in self.failed if f["boot"] != r.key] + [r.failure(why)]
 
     def require_ok(self, out, command):
