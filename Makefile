@@ -63,7 +63,7 @@ LDFLAGS := -nostdlib -static -no-pie -Wl,-L,$(BUILD) -Wl,-T,linker.ld -Wl,--no-w
 # User programs: separate ELF files linked at USER_BASE against picolibc, embedded in the kernel.
 # They have the FPU (rv64gc = imafd_zicsr_zifencei + c, the lp64d ABI: picolibc's rv64imafdc/lp64d
 # multilib); the kernel saves and restores their FP state (docs/microkernel.md) and stays integer-only.
-USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz shmtest shmbench spmd jobspawn fpu
+USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz shmtest shmbench spmd jobspawn fpu args
 USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64gc -mabi=lp64d -mcmodel=medany -fno-pie -Iuser
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))

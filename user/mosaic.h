@@ -233,12 +233,28 @@ static inline long mosaic_shm_open(const char *name, size_t bytes)
 #define MOSAIC_JOB_NOWAIT 1
 /* In user/runtime.c: passes the name's length (strlen) to the kernel. */
 long mosaic_job_spawn(const char *program, unsigned long ntasks, unsigned long cores, long arg, int place, int wait);
+/* The same with every task's arguments and environment instead of the integer: args and env are
+ * NULL-terminated arrays (either may be NULL), args the tasks' argv[1..] (argv[0] is the program's
+ * name), env "NAME=VALUE" entries; mosaic_main's integer argument is then args[0] if a number.
+ * Beyond MOSAIC_ARGS_MAX strings or MOSAIC_ARG_BYTES bytes together (NULs included): MOSAIC_E2BIG;
+ * an entry that is not NAME=VALUE: MOSAIC_EINVAL; else as mosaic_job_spawn. */
+long mosaic_job_spawnv(const char *program, unsigned long ntasks, unsigned long cores, char *const args[],
+		       char *const env[], int place, int wait);
+/* The kernel's struct uargs_user (kernel/task/uargs.h): what KC_JOB_SPAWNV's argument 4 points
+ * at, argc + envc NUL-terminated strings laid end to end in text[0..len). */
+struct mosaic_args {
+	const char *text;
+	uint64_t len, argc, envc;
+};
+/* A task's arguments and environment at most (kernel/task/uargs.h: UARGS_MAX, UARGS_BYTES), past
+ * argv[0]: the same bounds for run, submit and mosaic_job_spawnv. */
+#define MOSAIC_ARGS_MAX 32
+#define MOSAIC_ARG_BYTES 1024
 static inline long mosaic_job_wait(struct mosaic_job_report *r, unsigned flags)
 {
 	return mosaic_call(KC_JOB_WAIT, (long)r, (long)flags, 0, 0, 0);
 }
 
-/* Every program defines this; its result is the exit code. */
 /*
  * Invasive computing (OctoPOS's invade/infect/retreat; docs/invasive.md). A task
  * owns a claim: cores it invaded, apart from its own. invade may be satisfied in
@@ -289,6 +305,12 @@ static inline long mosaic_claim(uint16_t *cores, size_t cap) { return mosaic_cal
 #define MOSAIC_ABOUT(what, arg)                                                                        \
 	__asm__(".pushsection .mosaic.about,\"\",@progbits\n\t.asciz \"" what "\"\n\t.asciz \"" arg "\"\n\t.popsection")
 
+/* A program defines main(int argc, char **argv) or mosaic_main(long arg) (its integer argument:
+ * argv[1] as a number, or what the job was given); the result is the exit code (returning from
+ * main is exit: atexit handlers, stdout flushed). mosaic_argc and mosaic_argv are the task's
+ * argc and argv either way, environ its environment (user/runtime.c). */
 int mosaic_main(long arg);
+extern int mosaic_argc;
+extern char **mosaic_argv;
 
 #endif

@@ -7,6 +7,7 @@
  * Calls that need more than a register's worth of work on the user side live here too.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include "mosaic.h"
@@ -64,4 +65,52 @@ long mosaic_job_spawn(const char *program, unsigned long ntasks, unsigned long c
 {
 	return mosaic_call6(KC_JOB_SPAWN, (long)program, (long)strlen(program), (long)ntasks, (long)cores, arg,
 			    (long)(place | wait << 8));
+}
+
+long mosaic_job_spawnv(const char *program, unsigned long ntasks, unsigned long cores, char *const args[],
+		       char *const env[], int place, int wait)
+{
+	char text[MOSAIC_ARG_BYTES];
+	struct mosaic_args a = {text, 0, 0, 0};
+	for (int side = 0; side < 2; side++)
+		for (char *const *s = side ? env : args; s && *s; s++) {
+			size_t n = strlen(*s) + 1;
+			if (n > sizeof text - a.len || a.argc + a.envc >= MOSAIC_ARGS_MAX)
+				return MOSAIC_E2BIG;
+			memcpy(text + a.len, *s, n);
+			a.len += n;
+			*(side ? &a.envc : &a.argc) += 1;
+		}
+	return mosaic_call6(KC_JOB_SPAWNV, (long)program, (long)strlen(program), (long)ntasks, (long)cores, (long)&a,
+			    (long)(place | wait << 8));
+}
+
+/* ---- the program's start ---- */
+
+int mosaic_argc;
+char **mosaic_argv;
+extern char **environ; /* picolibc's, read by its getenv */
+
+/* A program defines main or mosaic_main: this one, taken when it defines no mosaic_main of its
+ * own, runs main (weak here, so that a program with mosaic_main needs none). */
+int main(int argc, char **argv) __attribute__((weak));
+__attribute__((weak)) int mosaic_main(long arg)
+{
+	(void)arg;
+	if (!main) {
+		static const char msg[] = "mosaic: the program defines neither main nor mosaic_main\n";
+		mosaic_write(msg, sizeof msg - 1);
+		return 127;
+	}
+	return main(mosaic_argc, mosaic_argv);
+}
+
+void mosaic_start(long arg, long fn, long argc, char **argv, char **envp) __attribute__((noreturn));
+void mosaic_start(long arg, long fn, long argc, char **argv, char **envp)
+{
+	(void)fn;
+	mosaic_argc = (int)argc;
+	mosaic_argv = argv;
+	environ = envp;
+	exit(mosaic_main(arg)); /* returning from main is exit: atexit handlers, then _exit */
 }

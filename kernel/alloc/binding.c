@@ -23,6 +23,7 @@
 #include "lib/format.h"
 #include "lib/string.h"
 #include "kernel/time/vtime.h"
+#include "kernel/task/uargs.h"
 
 struct mk mks[MOSAIC_MAX_HARTS];
 struct proto_world alloc_world;
@@ -193,6 +194,7 @@ void penv_report(struct mk *m, const struct home_job *j)
 	for (unsigned i = 0; i < j->nparts; i++)
 		r->domain_cores[j->assign[i].mk] = j->assign[i].count;
 	stats_job_get(j->id, &r->msgs, &r->hops);
+	uargs_free((struct uargs *)j->spec.args); /* every task of it has ended */
 	if (job_oversubscribed(&j->spec))
 		noc_ep_release(j->spec.ep_first, j->spec.ntasks); /* every task of it has ended */
 	struct msg_request req;

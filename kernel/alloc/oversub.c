@@ -78,6 +78,7 @@ int oversub_start(struct run_part *p, const struct spawn_body *b, const uint16_t
 	strlcpy(o->program, p->program, sizeof o->program);
 	g->name = o->program;
 	g->arg = p->arg;
+	g->args = (const struct uargs *)p->args;
 	g->cpu_ms = b->cpu_ms;
 	g->ntasks = ntasks;
 	g->ncores = ncores;

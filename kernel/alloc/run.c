@@ -41,6 +41,7 @@ struct job_task {
 	const uint16_t *cores;
 	const char *program;
 	uint64_t arg;
+	const struct uargs *args; /* the job's (its home frees it once every task has ended) */
 	uint32_t cpu_ms;
 	bool started;
 };
@@ -76,7 +77,7 @@ static void job_task_main(void *arg)
 	uint64_t t_start = vtime_now_ns();
 	struct utask_result res = {.status = e};
 	if (!e)
-		utask_run_entry(jt->program, 0, jt->arg, jt->cpu_ms, &res);
+		utask_run_args(jt->program, 0, jt->arg, jt->args, jt->cpu_ms, &res);
 	msg_session_end(); /* (utask_run ended it already if the task ran) */
 	job_ctxs[me] = (struct job_ctx){0};
 	bool failed = res.status != 0;
@@ -145,7 +146,8 @@ void penv_part_start(struct mk *m, struct run_part *p, const struct spawn_body *
 			continue;
 		tasks[i++] = (struct job_task){.job = p->job, .rank = r, .size = b->ncores, .core = cores[r],
 					       .mk_core = m->core, .cores = copy, .program = p->program,
-					       .arg = p->arg, .cpu_ms = b->cpu_ms};
+					       .arg = p->arg, .args = (const struct uargs *)p->args,
+					       .cpu_ms = b->cpu_ms};
 	}
 	start_tasks(pt);
 }

@@ -21,6 +21,7 @@
 #include "drivers/timer.h"
 #include "lib/format.h"
 #include "lib/string.h"
+#include "kernel/task/uargs.h"
 
 struct alloc_config alloc_cfg = {.policy = ALLOC_POLICY_AC, .scheme = ALLOC_SCHEME_FIXED, .check = true};
 
@@ -333,10 +334,20 @@ static void shell_print(const struct job_report *r, bool json, bool *header)
 	*header = false;
 }
 
-SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS] [cores C] [place pinned|rr|speed] [wait spin|yield|sleep]",
-	  "submit a job: PROGRAM on NTASKS cores (real tasks; cpu: each task's CPU-time limit in ms; cores: only C cores, the tasks time-sliced on them, placed and waiting as share groups do), or, in partial simulation, NTASKS virtual cores for US microseconds (PROGRAM: " ALLOC_SIM_PROGRAM ")")
+SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS] [cores C] [place pinned|rr|speed] [wait spin|yield|sleep] [env NAME=VALUE]... [-- ARGS...]",
+	  "submit a job: PROGRAM on NTASKS cores (real tasks; cpu: each task's CPU-time limit in ms; cores: only C cores, the tasks time-sliced on them, placed and waiting as share groups do), or, in partial simulation, NTASKS virtual cores for US microseconds (PROGRAM: " ALLOC_SIM_PROGRAM "). "
+	  "ARGS: every task's argv[1..]; env: an entry of their environment; arg: mosaic_main's integer argument (default: argv[1] if a number, else 0). At most " XSTR(UARGS_MAX) " arguments and entries, " XSTR(UARGS_BYTES) " bytes, within the shell's line (15 words, 255 characters)")
 {
-	if (argc < 3 || argc % 2 == 0)
+	int words = argc; /* the options end at "--": the task's arguments follow */
+	for (int i = 3; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			words = i;
+			break;
+		}
+	char *env[SHELL_MAX_ARGS];
+	unsigned nenv = 0;
+	bool chose_arg = false;
+	if (words < 3 || words % 2 == 0)
 		return SHELL_USAGE;
 	struct job_spec s = {0};
 	uint64_t v;
@@ -345,7 +356,11 @@ SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS] [cor
 		return SHELL_USAGE;
 	s.ntasks = (uint32_t)v;
 	s.home = (uint16_t)domain_of(this_cpu());
-	for (int i = 3; i + 1 < argc; i += 2) {
+	for (int i = 3; i + 1 < words; i += 2) {
+		if (!strcmp(argv[i], "env")) {
+			env[nenv++] = argv[i + 1];
+			continue;
+		}
 		bool place = !strcmp(argv[i], "place");
 		if (place || !strcmp(argv[i], "wait")) {
 			int k = place ? share_place_parse(argv[i + 1]) : share_wait_parse(argv[i + 1]);
@@ -370,7 +385,7 @@ SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS] [cor
 		else if (!strcmp(argv[i], "time"))
 			s.duration_us = v;
 		else if (!strcmp(argv[i], "arg"))
-			s.arg = v;
+			s.arg = v, chose_arg = true;
 		else if (!strcmp(argv[i], "cpu") && v >= 1 && v <= 86400000)
 			s.cpu_ms = (uint32_t)v;
 		else
@@ -380,10 +395,20 @@ SHELL_CMD(submit, "submit PROGRAM NTASKS [at MK] [time US] [arg A] [cpu MS] [cor
 		kprintf("submit: the program name '%s' is longer than %u characters\n", argv[1], ALLOC_PROGRAM_MAX - 1);
 		return SHELL_USAGE;
 	}
-	s.tag = shell_tag + 1; /* taken only if the job is accepted: a refusal leaves no gap */
 	const char *why;
+	int nargs = words < argc ? argc - words - 1 : 0;
+	struct uargs *block = uargs_from_words(argv + words + 1, (unsigned)nargs, env, nenv, &why);
+	if (!block && why) {
+		kprintf("submit: refused: %s\n", why);
+		return 1;
+	}
+	s.args = (uint64_t)block;
+	if (!chose_arg)
+		s.arg = uargs_int(block, 0);
+	s.tag = shell_tag + 1; /* taken only if the job is accepted: a refusal leaves no gap */
 	int e = alloc_submit(&s, &why);
 	if (e) {
+		uargs_free(block); /* a refused job's block is still the shell's */
 		kprintf("submit: refused: %s\n", why);
 		return 1;
 	}

@@ -27,7 +27,8 @@ static struct core_jobs core_jobs[MOSAIC_MAX_HARTS];
 
 static struct core_jobs *mine(void) { return &core_jobs[this_cpu()]; }
 
-int64_t user_job_spawn(const char *program, uint64_t ntasks, uint64_t cores, uint64_t arg, uint64_t mode)
+int64_t user_job_spawn(const char *program, uint64_t ntasks, uint64_t cores, uint64_t arg, struct uargs *args,
+		       uint64_t mode)
 {
 	struct core_jobs *c = mine();
 	if (ntasks == 0)
@@ -42,7 +43,7 @@ int64_t user_job_spawn(const char *program, uint64_t ntasks, uint64_t cores, uin
 	int32_t h = c->last == INT32_MAX ? 1 : c->last + 1;
 	struct job_spec s = {.home = (uint16_t)domain_of(this_cpu()), .ntasks = (uint32_t)ntasks,
 			     .cores = (uint32_t)cores, .place = (uint8_t)(mode & 0xff), .wait = (uint8_t)(mode >> 8),
-			     .arg = arg, .tag = (uint32_t)h, .report_tag = ALLOC_REPORT_USER};
+			     .arg = arg, .args = (uint64_t)args, .tag = (uint32_t)h, .report_tag = ALLOC_REPORT_USER};
 	strlcpy(s.program, program, sizeof s.program);
 	const char *why;
 	int e = alloc_submit(&s, &why); /* a refusal reserves nothing; why is for the shell's user */

@@ -27,8 +27,12 @@
  * per task) with argument arg, from the calling core's task: a handle > 0, or -EINVAL (ntasks 0,
  * cores > ntasks, an unknown placement or wait mode or mode bit), -E2BIG (too many tasks or
  * cores), -EBUSY (USER_JOBS_MAX reports on their way to this core), or alloc_submit's refusal
- * (-ENOENT no such program, -ENOSPC no endpoints, ...). A refusal changes nothing. */
-int64_t user_job_spawn(const char *program, uint64_t ntasks, uint64_t cores, uint64_t arg, uint64_t mode);
+ * (-ENOENT no such program, -ENOSPC no endpoints, ...). A refusal changes nothing. args (NULL:
+ * none) is the tasks' argument block (kernel/task/uargs.h): the job's once the call succeeds (its
+ * home frees it at the job's end), still the caller's after a refusal. */
+struct uargs;
+int64_t user_job_spawn(const char *program, uint64_t ntasks, uint64_t cores, uint64_t arg, struct uargs *args,
+		       uint64_t mode);
 /* Takes the report of one of the calling task's jobs, waiting for it unless `nowait`
  * (then -EAGAIN): its handle, -ECHILD if it has none outstanding, -EINTR if the task is
  * being killed meanwhile. Orphans met on the way are thrown away. */

@@ -18,6 +18,7 @@
 #include "kernel/alloc/user_job.h"
 #include "kernel/time/vtime.h"
 #include "lib/atomic.h"
+#include "kernel/task/uargs.h"
 
 uint64_t utask_cpu_ms = UTASK_CPU_MS_DEFAULT;
 BOOTARG_U64("task_cpu_ms", utask_cpu_ms, 0, 86400000,
@@ -304,7 +305,42 @@ static void task_run(struct utask *t, struct trap_frame *frame, struct utask_res
 	kfree(t);
 }
 
+/*
+ * Puts argv[] (the program's name, then a's arguments, NULL), envp[] (a's entries, NULL) and
+ * their strings just below `below` (the TLS block, on the task's mapped stack), in that order
+ * upwards; returns where they start (the task's stack pointer, 16-byte aligned), *argc, *envp.
+ */
+static uint64_t args_setup(struct utask *t, const struct uargs *a, const char *name, uint64_t below, uint64_t *argc,
+			   uint64_t *envp)
+{
+	uint64_t base = below - uargs_stack_bytes(a, name), n = a ? a->argc : 0, m = a ? a->envc : 0;
+	uint64_t argv = base, env = argv + (n + 2) * 8, str = env + (m + 1) * 8, zero = 0;
+	uint64_t len0 = strlen(name) + 1;
+	copy_to_task(t, str, (const uint8_t *)name, len0);
+	copy_to_task(t, argv, (const uint8_t *)&str, 8);
+	str += len0;
+	if (a)
+		copy_to_task(t, str, (const uint8_t *)a->text, a->len);
+	const char *s = a ? a->text : 0;
+	for (uint64_t i = 0; i < n + m; i++) {
+		copy_to_task(t, i < n ? argv + (i + 1) * 8 : env + (i - n) * 8, (const uint8_t *)&str, 8);
+		uint64_t l = strlen(s) + 1;
+		s += l, str += l;
+	}
+	copy_to_task(t, argv + (n + 1) * 8, (const uint8_t *)&zero, 8);
+	copy_to_task(t, env + m * 8, (const uint8_t *)&zero, 8);
+	*argc = n + 1;
+	*envp = env;
+	return base;
+}
+
 void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, uint64_t cpu_ms, struct utask_result *res)
+{
+	utask_run_args(name, fn, arg, 0, cpu_ms, res);
+}
+
+void utask_run_args(const char *name, uint64_t fn, uint64_t arg, const struct uargs *args, uint64_t cpu_ms,
+		    struct utask_result *res)
 {
 	*res = (struct utask_result){0};
 	const struct user_program *p = user_program_find(name);
@@ -335,11 +371,15 @@ void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, uint64_t cpu_m
 		res->status = -ENOEXEC; /* its thread-local data does not fit */
 		return;
 	}
+	uint64_t argc, envp, sp = args_setup(t, args, p->name, tls, &argc, &envp);
 	struct trap_frame frame = {0};
-	frame.regs[REG_SP] = tls;
+	frame.regs[REG_SP] = sp;
 	frame.regs[REG_TP] = tls;
 	frame.regs[10] = arg;
 	frame.regs[11] = fn; /* crt0: a team member's function, or 0 for main */
+	frame.regs[12] = argc;
+	frame.regs[13] = sp; /* argv */
+	frame.regs[14] = envp;
 	frame.sepc = entry;
 	task_run(t, &frame, res);
 }

@@ -52,6 +52,13 @@ void utask_run(const char *name, uint64_t arg, struct utask_result *res);
  * either way the session ends with the task (kernel/msg/msg.h). */
 void utask_run_entry(const char *name, uint64_t fn, uint64_t arg, uint64_t cpu_ms, struct utask_result *res);
 
+struct uargs;
+/* The same with the arguments and environment of block args (kernel/task/uargs.h; NULL: none),
+ * which the caller keeps until this returns: the task gets argv (the program's name, then the
+ * block's arguments) and envp on its stack. */
+void utask_run_args(const char *name, uint64_t fn, uint64_t arg, const struct uargs *args, uint64_t cpu_ms,
+		    struct utask_result *res);
+
 /* A team member as an i-let (docs/invasive.md): fn(arg) runs in the address space whose
  * root table is at root_pa (its owner's, which must outlive it), on the stack of i-let slot
  * `slot` that the owner mapped (utask_ilet_stacks), with tp pointing at its own

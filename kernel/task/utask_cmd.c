@@ -10,6 +10,7 @@
 #include "kernel/time/vtime.h"
 #include "lib/format.h"
 #include "drivers/timer.h"
+#include "kernel/task/uargs.h"
 
 /* ---- the shell ---- */
 
@@ -20,6 +21,7 @@ enum run_state { RUN_IDLE, RUN_FOREGROUND, RUN_BACKGROUND, RUN_ENDED };
 struct run_request {
 	const char *name; /* the program table's own string: it outlives the command line */
 	uint64_t arg, cpu_ms;
+	struct uargs *args; /* its arguments and environment (NULL: none): the run's, freed at its end */
 	volatile uint32_t state; /* enum run_state: the shell and the task's core race to change it */
 	volatile uint32_t kill_wanted; /* Ctrl-C came: kill the task once it has started */
 	struct utask_result res;
@@ -42,7 +44,9 @@ static void report_end(const char *name, unsigned core, const struct utask_resul
 static void run_on_this_core(void *arg)
 {
 	struct run_request *r = arg;
-	utask_run_entry(r->name, 0, r->arg, r->cpu_ms, &r->res);
+	utask_run_args(r->name, 0, r->arg, r->args, r->cpu_ms, &r->res);
+	uargs_free(r->args);
+	r->args = 0;
 	if (__atomic_exchange_n(&r->state, RUN_ENDED, __ATOMIC_ACQ_REL) == RUN_BACKGROUND)
 		report_end(r->name, this_cpu(), &r->res); /* nobody waits for it: its own core says so */
 }
@@ -127,27 +131,41 @@ static int run_foreground(struct run_request *r, unsigned core)
 	return 0;
 }
 
-SHELL_CMD(run, "run PROGRAM [ARG] [core C] [cpu MS] [&]",
+SHELL_CMD(run, "run PROGRAM [ARGS...] [core C] [cpu MS] [env NAME=VALUE]... [-- ARGS...] [&]",
 	  "run a user program on a pico-kernel ('programs' lists them) and wait for its end: Ctrl-C kills it, "
-	  "Ctrl-Z puts it in the background; with &, start it there. core: where (default: an idle pico-kernel "
-	  "other than the shell's own); cpu: its CPU-time limit in ms")
+	  "Ctrl-Z puts it in the background; with &, start it there. ARGS: its argv[1..] (mosaic_main's "
+	  "integer argument is argv[1] if a number, else 0); an argument spelt core, cpu, env or -- goes after "
+	  "--. core: where (default: an idle pico-kernel other than the shell's own); cpu: its CPU-time limit in "
+	  "ms; env: an entry of its environment (getenv). At most " XSTR(UARGS_MAX) " arguments and entries, "
+	  XSTR(UARGS_BYTES) " bytes, within the shell's line (15 words, 255 characters)")
 {
 	bool background = argc > 2 && strcmp(argv[argc - 1], "&") == 0;
 	if (background)
 		argc--;
 	if (argc < 2)
 		return SHELL_USAGE;
-	uint64_t arg = 0, core = hart_count, cpu_ms = 0;
-	int i = 2;
-	if (argc > 2 && argv[2][0] >= '0' && argv[2][0] <= '9' && !parse_u64(argv[i++], &arg))
-		return SHELL_USAGE;
-	bool chose_core = false, chose_cpu = false;
-	for (; i < argc; i += 2) {
-		uint64_t *into = !strcmp(argv[i], "core") ? &core : !strcmp(argv[i], "cpu") ? &cpu_ms : 0;
-		if (!into || i + 1 >= argc || !parse_u64(argv[i + 1], into))
+	uint64_t core = hart_count, cpu_ms = 0;
+	char *args[SHELL_MAX_ARGS], *env[SHELL_MAX_ARGS];
+	unsigned nargs = 0, nenv = 0;
+	bool chose_core = false, chose_cpu = false, rest = false;
+	for (int i = 2; i < argc; i++) {
+		if (!rest && !strcmp(argv[i], "--")) {
+			rest = true;
+			continue;
+		}
+		bool is_env = !rest && !strcmp(argv[i], "env");
+		uint64_t *into = rest ? 0 : !strcmp(argv[i], "core") ? &core : !strcmp(argv[i], "cpu") ? &cpu_ms : 0;
+		if (!into && !is_env) {
+			args[nargs++] = argv[i];
+			continue;
+		}
+		if (i + 1 >= argc || (into && !parse_u64(argv[i + 1], into)))
 			return SHELL_USAGE;
+		if (is_env)
+			env[nenv++] = argv[i + 1];
 		chose_core |= into == &core;
 		chose_cpu |= into == &cpu_ms;
+		i++;
 	}
 	if (chose_cpu && (cpu_ms == 0 || cpu_ms > 86400000)) {
 		kprintf("run: cpu MS must be 1..86400000 (without it: the boot default task_cpu_ms)\n");
@@ -190,21 +208,32 @@ SHELL_CMD(run, "run PROGRAM [ARG] [core C] [cpu MS] [&]",
 			"to get another)\n", me);
 		return 1;
 	}
+	const char *why;
+	struct uargs *block = uargs_from_words(args, nargs, env, nenv, &why);
+	if (!block && why) {
+		kprintf("run: %s\n", why);
+		return 1;
+	}
+	uint64_t arg = uargs_int(block, 0);
 	struct run_request *r = &runs[core];
 	if (core == me) { /* the task runs on the shell's stack: the shell serves the console from its traps */
-		struct run_request here = {.name = prog->name, .arg = arg, .cpu_ms = cpu_ms, .state = RUN_FOREGROUND};
+		struct run_request here = {.name = prog->name, .arg = arg, .args = block, .cpu_ms = cpu_ms,
+					   .state = RUN_FOREGROUND};
 		run_on_this_core(&here);
 		report_end(prog->name, me, &here.res);
 		return here.res.status == 0 && here.res.exit_code == 0 ? 0 : 1;
 	}
 	if (harts[core].state != HART_ONLINE || r->state == RUN_BACKGROUND) {
+		uargs_free(block);
 		kprintf("run: core %lu is busy (a task or a call runs there; 'tasks' and 'mk' show what)\n", core);
 		return 1;
 	}
-	*r = (struct run_request){.name = prog->name, .arg = arg, .cpu_ms = cpu_ms,
+	*r = (struct run_request){.name = prog->name, .arg = arg, .args = block, .cpu_ms = cpu_ms,
 				  .state = background ? RUN_BACKGROUND : RUN_FOREGROUND};
 	if (!hart_call((unsigned)core, run_on_this_core, r)) {
 		r->state = RUN_ENDED;
+		uargs_free(block);
+		r->args = 0;
 		kprintf("run: core %lu is busy (a task or a call runs there; 'tasks' and 'mk' show what)\n", core);
 		return 1;
 	}

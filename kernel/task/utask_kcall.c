@@ -15,6 +15,7 @@
 #include "kernel/task/share/share.h"
 #include "kernel/alloc/user_job.h"
 #include "kernel/console/shell.h"
+#include "kernel/task/uargs.h"
 
 /* ---- kernel calls from U-mode ---- */
 
@@ -124,9 +125,13 @@ static int64_t shm_open(struct utask *t, uint64_t name_va, uint64_t bytes)
  * KC_JOB_SPAWN (program, length, ntasks, cores, arg, mode): the name is exactly `length` bytes,
  * 1..ALLOC_PROGRAM_MAX - 1 with no NUL among them (-EINVAL), all readable (-EFAULT); the rest
  * is checked by user_job_spawn. The caller's core must be its own: a time-sliced one refuses
- * the call before (share_call_allowed).
+ * the call before (share_call_allowed). KC_JOB_SPAWNV (program, length, ntasks, cores, args, mode):
+ * the same, with argument 4 a struct uargs_user instead of the integer: the tasks' arguments and
+ * environment (kernel/task/uargs.h), -E2BIG beyond UARGS_MAX strings or UARGS_BYTES bytes,
+ * -EFAULT for an unreadable block or text, -EINVAL for strings that do not match their counts
+ * or an environment entry that is not NAME=VALUE; the integer argument is argv[1] if a number.
  */
-static int64_t job_spawn(struct utask *t, const uint64_t *a)
+static int64_t job_spawn(struct utask *t, const uint64_t *a, bool args)
 {
 	if (a[1] == 0 || a[1] >= ALLOC_PROGRAM_MAX)
 		return -EINVAL;
@@ -137,7 +142,28 @@ static int64_t job_spawn(struct utask *t, const uint64_t *a)
 	name[a[1]] = 0;
 	if (strlen(name) != a[1])
 		return -EINVAL;
-	return user_job_spawn(name, a[2], a[3], a[4], a[5]);
+	if (!args)
+		return user_job_spawn(name, a[2], a[3], a[4], 0, a[5]);
+	/* KC_JOB_SPAWNV: a[4] points at a struct uargs_user; it and its text are copied once, then
+	 * only the kernel's copies are read (another task may write the user's memory meanwhile) */
+	struct uargs_user u;
+	if (!user_range(t, a[4], sizeof u, false))
+		return -EFAULT;
+	memcpy(&u, (const void *)a[4], sizeof u);
+	if (u.len > UARGS_BYTES || u.argc > UARGS_MAX || u.envc > UARGS_MAX || u.argc + u.envc > UARGS_MAX)
+		return -E2BIG;
+	if (u.len && !user_range(t, u.text, u.len, false))
+		return -EFAULT;
+	char text[UARGS_BYTES];
+	memcpy(text, (const void *)u.text, u.len);
+	const char *why;
+	struct uargs *b = uargs_new(text, u.len, u.argc, u.envc, &why);
+	if (!b && why)
+		return why == uargs_no_memory ? -ENOMEM : -EINVAL;
+	int64_t r = user_job_spawn(name, a[2], a[3], uargs_int(b, 0), b, a[5]);
+	if (r < 0)
+		uargs_free(b);
+	return r;
 }
 
 static int open_request(struct utask *t)
@@ -464,7 +490,8 @@ int64_t utask_kcall(struct utask *t, uint64_t nr, uint64_t *a)
 	case KC_SHM_OPEN:
 		return shm_open(t, a[0], a[1]);
 	case KC_JOB_SPAWN:
-		return job_spawn(t, a);
+	case KC_JOB_SPAWNV:
+		return job_spawn(t, a, nr == KC_JOB_SPAWNV);
 	case KC_JOB_WAIT: {
 		/* (report out, flags): the buffer is checked before the wait, and written only after */
 		if (a[1] & ~USER_JOB_NOWAIT)

@@ -143,6 +143,12 @@ KCALL(SHM_OPEN, shm_open, 52, LOCAL, JOB, "name, bytes",
       "inside a job and not an i-let (`-EPERM`); the name read byte by byte, each byte checked (`-EFAULT`), "
       "1..31 bytes (`-EINVAL`); 1 <= bytes <= 256 KiB and, for an existing window, the same number of pages "
       "(`-EINVAL`); at most 4 windows per task and 32 in the system (`-ENOSPC`)")
+KCALL(JOB_SPAWNV, job_spawnv, 53, LOCAL, NONE, "program, length, ntasks, cores, args, place | wait << 8",
+      "job_spawn with the tasks' arguments and environment (`args` points at a `struct mosaic_args`): a "
+      "handle > 0",
+      "as job_spawn; the block and its text readable (`-EFAULT`) and copied in before they are read: at most "
+      "32 strings and 1024 bytes (`-E2BIG`), strings that match their counts and environment entries of the "
+      "form NAME=VALUE (`-EINVAL`)")
 KCALL(SHARE_INFO, share_info, 60, LOCAL, GROUP, "what",
       "0: the caller's rank in its share group; 1: the group's size",
       "on a core of a share group (`-ENOTSUP`); what 0 or 1 (`-EINVAL`)")

@@ -46,6 +46,8 @@ struct job_spec {
 	uint16_t ep_first;  /* oversubscribed: its tasks' message endpoints, ep_first + rank (set by the submitter) */
 	char program[ALLOC_PROGRAM_MAX];
 	uint64_t arg;       /* the program's argument */
+	uint64_t args;      /* real-task mode: the kernel's argument block of its tasks (0: none), opaque here;
+	                     * freed by the home's penv_report at the job's end */
 	uint64_t duration_us;
 	uint64_t t_submit_ns; /* submission time (guest ns); 0: when the home receives it */
 	uint32_t tag;       /* the submitter's own label, returned in the report */

@@ -113,6 +113,7 @@ struct alloc_hdr {
 struct spawn_body {
 	char program[ALLOC_PROGRAM_MAX];
 	uint64_t arg;
+	uint64_t args;      /* struct job_spec's args */
 	uint64_t duration_us;
 	uint16_t submitter;
 	uint16_t nassign;   /* entries of assign[] */
@@ -210,6 +211,7 @@ struct run_part {
 	void *env;            /* the home's own record of the part (real-task mode: its tasks) */
 	char program[ALLOC_PROGRAM_MAX];
 	uint64_t arg;
+	uint64_t args; /* struct job_spec's args */
 };
 
 /* Closed requests: a late copy of a request this micro-kernel has seen closed is ignored. */

@@ -71,6 +71,7 @@ static uint8_t *build_spawn(struct mk *m, struct home_job *j, uint32_t nassign, 
 				.t_submit = j->t_submit, .need = job_cores(&j->spec)};
 	__builtin_memcpy(b->program, j->spec.program, sizeof b->program);
 	b->arg = j->spec.arg;
+	b->args = j->spec.args;
 	b->duration_us = j->spec.duration_us;
 	b->cpu_ms = j->spec.cpu_ms;
 	b->submitter = j->submitter;
@@ -235,6 +236,7 @@ static void start_part(struct mk *m, const struct alloc_hdr *h, const struct spa
 	p->count = x;
 	__builtin_memcpy(p->mask, mine, sizeof p->mask);
 	p->arg = b->arg;
+	p->args = b->args;
 	__builtin_memcpy(p->program, b->program, sizeof p->program);
 	p->program[ALLOC_PROGRAM_MAX - 1] = 0;
 	p->t_start = penv_now(m);

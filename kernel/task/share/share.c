@@ -524,7 +524,7 @@ static void slot_main(void *arg)
 		kprintf("mosaic: core %u: task '%s' killed on request at %lu us (%s time), before it started\n",
 			this_cpu(), g->name, vtime_now_ns() / 1000, vtime_active ? "virtual" : "serial");
 	} else {
-		utask_run_entry(g->name, 0, g->arg, g->cpu_ms, &s->task->res);
+		utask_run_args(g->name, 0, g->arg, g->args, g->cpu_ms, &s->task->res);
 	}
 	irq_disable();
 	struct share_core *sc = mine();

@@ -59,6 +59,7 @@ struct share_group {
 	/* in */
 	const char *name;
 	uint64_t arg, cpu_ms;
+	const struct uargs *args; /* every task's argument block (kernel/task/uargs.h; NULL: none) */
 	unsigned ntasks, ncores;
 	uint16_t cores[SHARE_CORES_MAX];
 	enum share_wait wait;
