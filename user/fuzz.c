@@ -241,6 +241,11 @@ static void gen_call(struct draws *d, struct call *c)
 			if (p->cls == P_GOOD || p->cls == P_MISALIGNED)
 				gen_pname(d, (char *)p->va, p->room);
 			break;
+		case K_ARGS:
+			*p = gen_ptr(d, &s, sizeof(struct mosaic_args), args_raw, sizeof args_raw);
+			if (p->cls == P_GOOD || p->cls == P_MISALIGNED)
+				gen_args(d, &s, c, (uint8_t *)p->va, p->room);
+			break;
 		case K_VEC:
 			*p = gen_ptr(d, &s, sizeof(struct mosaic_alltoallv), vec_raw, sizeof vec_raw);
 			if (p->cls == P_GOOD || p->cls == P_MISALIGNED)

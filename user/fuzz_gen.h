@@ -230,6 +230,40 @@ static void gen_name(struct draws *d, char *at, uint64_t room)
 /* job_spawn's name: a program ("hello", "ring"), one that cannot be ("zz..."), or one with a NUL
  * inside, padded with letters to 16 bytes so that the length decides what the kernel reads. */
 static uint8_t pname_raw[32] __attribute__((aligned(8)));
+static uint8_t args_raw[sizeof(struct mosaic_args) + 32] __attribute__((aligned(8)));
+static char args_text[MOSAIC_ARG_BYTES + 64];
+
+/* job_spawnv's block at `at` (room bytes there): a few strings (some not NAME=VALUE, some empty)
+ * in args_text, their length and counts right or off (one past the limits, counts that wrap, a
+ * length short of the last NUL), the text's pointer drawn like any other (c->vec[0]). */
+static void gen_args(struct draws *d, const struct fuzz_state *s, struct call *c, uint8_t *at, uint64_t room)
+{
+	static const char *const words[] = {"7", "x", "", "K=V", "=v", "NOEQ", "PATH=/bin", "a b"};
+	uint64_t len = 0, n = draw_below(d, 6), envc = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		const char *w = words[draw_below(d, sizeof words / sizeof words[0])];
+		memcpy(args_text + len, w, strlen(w) + 1);
+		len += strlen(w) + 1;
+	}
+	if (draw_chance(d, 10)) { /* a text of the whole limit, or one byte past it */
+		len = MOSAIC_ARG_BYTES + draw_below(d, 2);
+		memset(args_text, 'q', len - 1);
+		args_text[len - 1] = 0;
+		n = 1;
+	}
+	envc = n ? draw_below(d, n + 1) : 0;
+	struct mosaic_args a = {0, len, n - envc, envc};
+	if (draw_chance(d, 30))
+		a.len = PICK(d, 0, len ? len - 1 : 1, len + 1, MOSAIC_ARG_BYTES + 1, UINT64_MAX, 1ULL << 63);
+	if (draw_chance(d, 25))
+		a.argc = PICK(d, a.argc + 1, MOSAIC_ARGS_MAX + 1, 1ULL << 63, UINT64_MAX, 0);
+	if (draw_chance(d, 15))
+		a.envc = PICK(d, a.envc + 1, MOSAIC_ARGS_MAX, 1ULL << 63, UINT64_MAX - a.argc + 1);
+	c->vec[0] = gen_ptr(d, s, a.len < sizeof args_text ? a.len : sizeof args_text, (uint8_t *)args_text,
+			    sizeof args_text);
+	a.text = (const char *)c->vec[0].va;
+	memcpy(at, &a, sizeof a < room ? sizeof a : room);
+}
 static void gen_pname(struct draws *d, char *at, uint64_t room)
 {
 	static const char *const names[] = {"hello", "ring", "zzbad", "he\0lo", "zz"};

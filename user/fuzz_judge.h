@@ -252,6 +252,42 @@ static void judge_spawn(struct call *c, const struct fuzz_state *s)
 		bad(c, 2, "%lu tasks on %lu cores: too many for an oversubscribed job", nt, nc);
 }
 
+/* job_spawnv's block (argument 4): unreadable, beyond the limits (32 strings, 1024 bytes), a text
+ * not readable over its length, strings that do not match their counts, an entry that is not
+ * NAME=VALUE. The block and text are read as the kernel reads them, from the task's memory. */
+static void judge_args(struct call *c, const struct fuzz_state *s)
+{
+	const struct ptr *p = &c->p[4];
+	if (judge_ptr(c, s, 4, p, 1, sizeof(struct mosaic_args), 1, 0, 0) != V_OK)
+		return;
+	struct mosaic_args a;
+	memcpy(&a, (const void *)p->va, sizeof a);
+	if (a.len > MOSAIC_ARG_BYTES || a.argc > MOSAIC_ARGS_MAX || a.envc > MOSAIC_ARGS_MAX ||
+	    a.argc + a.envc > MOSAIC_ARGS_MAX) {
+		bad(c, 4, "%lu bytes, %lu + %lu strings", a.len, a.argc, a.envc);
+		return;
+	}
+	if (judge_ptr(c, s, 4, &c->vec[0], a.len, 1, 1, 0, 0) != V_OK || !a.len)
+		return;
+	if (!readable(c->vec[0].cls) || c->vec[0].room < a.len) {
+		unsure(c);
+		return;
+	}
+	const char *t = a.text;
+	uint64_t nuls = 0, bad_env = 0;
+	for (uint64_t i = 0, k = 0, start = 0; i < a.len; i++) {
+		if (t[i])
+			continue;
+		if (k++ >= a.argc && (t[start] == '=' || !memchr(t + start, '=', i - start)))
+			bad_env++;
+		nuls++, start = i + 1;
+	}
+	if (nuls != a.argc + a.envc || t[a.len - 1])
+		bad(c, 4, "%lu NULs for %lu + %lu strings", nuls, a.argc, a.envc);
+	else if (bad_env)
+		bad(c, 4, "an environment entry is not NAME=VALUE");
+}
+
 /* Judges c (from scratch: the call may have been changed since). */
 static void judge(struct call *c, const struct fuzz_state *s)
 {
@@ -403,6 +439,10 @@ static void judge(struct call *c, const struct fuzz_state *s)
 		break;
 	case KC_JOB_SPAWN:
 		judge_spawn(c, s);
+		break;
+	case KC_JOB_SPAWNV:
+		judge_spawn(c, s);
+		judge_args(c, s);
 		break;
 	case KC_JOB_WAIT: /* only bad spawns are made: the task never has a job outstanding */
 		bad(c, -1, "the task has no job outstanding");

@@ -39,6 +39,7 @@ enum kind {
 	K_JCORES,  /* job_spawn: cores, 0..ntasks */
 	K_JMODE,   /* job_spawn: placement 0..2 | wait mode 0..2 << 8 */
 	K_JFLAGS,  /* job_wait: 0 or MOSAIC_JOB_NOWAIT */
+	K_ARGS,    /* job_spawnv: a struct mosaic_args (its text, length and counts made by the fuzzer) */
 };
 
 #define F_OUT 1     /* the kernel writes the buffer */
@@ -119,6 +120,8 @@ static const struct call_desc calls[] = {
 	 * task never has a job outstanding and every job_wait is refused at once */
 	{KC_JOB_SPAWN, "job_spawn", 1, 15, C_BAD_ONLY, 0,
 	 {{K_PNAME, 1, 0, 1}, A(K_COUNT), A(K_NTASKS), A(K_JCORES), A(K_ANY), A(K_JMODE)}},
+	{KC_JOB_SPAWNV, "job_spawnv", 1, 15, C_BAD_ONLY, 0,
+	 {{K_PNAME, 1, 0, 1}, A(K_COUNT), A(K_NTASKS), A(K_JCORES), A(K_ARGS), A(K_JMODE)}},
 	{KC_JOB_WAIT, "job_wait", 0, 0, 0, 0, {{K_STATUS, 0, F_OUT, sizeof(struct mosaic_job_report)}, A(K_JFLAGS)}},
 	{KC_INVADE, "invade", 0, 0, 0, 0, {A(K_NINVADE), A(K_PROPS), BUF(3, 2, F_OUT | F_NULL_OK | F_OWN), A(K_COUNT)}},
 	{KC_RETREAT, "retreat", 1, 128, 0, 0, {{K_CORES, 1, 0, 2}, A(K_COUNT)}},
@@ -136,7 +139,7 @@ static const struct call_desc calls[] = {
 static inline int call_exists(uint64_t nr)
 {
 	return nr <= KC_KILL || (nr >= KC_SEND && nr <= KC_PROBE) || (nr >= KC_GROUP_INIT && nr <= KC_SCATTER) ||
-	       (nr >= KC_JOB_SPAWN && nr <= KC_SHM_OPEN) || nr == KC_SHARE_INFO || nr == KC_SHARE_BARRIER ||
+	       (nr >= KC_JOB_SPAWN && nr <= KC_JOB_SPAWNV) || nr == KC_SHARE_INFO || nr == KC_SHARE_BARRIER ||
 	       (nr >= KC_INVADE && nr <= KC_CLAIM);
 }
 
