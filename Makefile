@@ -14,6 +14,7 @@ SEEDS    ?= 20
 SEED0    ?=
 FUZZ_ARGS ?=
 SCENARIO ?=
+PROGRAMS ?=
 # handed to recipes through the environment, so quotes inside BOOTARGS survive
 export BOOTARGS
 # read by scripts/mosaiclib.py: 0 boots without the vclock plugin
@@ -69,7 +70,7 @@ USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
 USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/job.h user/user.ld portable/abi/kcalls.h portable/abi/errors.h portable/abi/types.h
 
-KERNEL_DIRS := arch/riscv kernel/core kernel/time kernel/mm kernel/console kernel/domain kernel/kcall kernel/task kernel/task/share kernel/msg kernel/dispatch kernel/alloc kernel/bench portable/alloc portable/noc portable/mesh drivers drivers/noc lib tests/ktest
+KERNEL_DIRS := arch/riscv kernel/core kernel/time kernel/mm kernel/console kernel/domain kernel/kcall kernel/task kernel/task/share kernel/msg kernel/dispatch kernel/alloc kernel/files kernel/bench portable/alloc portable/noc portable/mesh drivers drivers/noc lib tests/ktest
 SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 
@@ -80,7 +81,7 @@ OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/user_programs.o
 VTIME_BOOTARG := $(if $(filter 0,$(VTIME)),,vtime=1 )
 RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(ACCEL) --mem $(MEM) \
 	$(if $(filter 1,$(ICOUNT)),--icount) $(if $(MESH),--mesh $(MESH)) $(if $(filter 0,$(VTIME)),--no-vclock) \
-	$(if $(SCENARIO),--scenario $(SCENARIO))
+	$(if $(SCENARIO),--scenario $(SCENARIO)) $(foreach p,$(PROGRAMS),--program $(p))
 
 # a recipe that fails (pack-text --check, gen-ksyms --check) leaves no target that make would take as built
 .DELETE_ON_ERROR:
@@ -358,6 +359,8 @@ help:
 	@echo "  MEM=256M        guest memory"
 	@echo "  SCENARIO=FILE   qemu, qemu-gdb, run: a job list written on the host (one job per line), loaded as the"
 	@echo "                  initrd and run at boot (mosaic-run --scenario FILE; docs/allocation.md, \"Scenario files\")"
+	@echo "  PROGRAMS='a.elf b.elf'  qemu, qemu-gdb, run: programs compiled outside the tree (scripts/mosaic-cc), loaded"
+	@echo "                  from the host at boot as programs a and b (mosaic-run --program; docs/files.md)"
 	@echo "  VTIME=1         1: every boot (qemu, run, test, mosaic-run) on per-core virtual clocks;"
 	@echo "                  0: the machine's serial clock, without the vclock plugin (docs/time.md);"
 	@echo "                  benchmarks run the clocks they name; vtime_sync=1 in BOOTARGS: lax"

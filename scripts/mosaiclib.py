@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import mosaicfiles
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_KERNEL = ROOT / "build" / "mosaic.elf"
 VCLOCK_PLUGIN = ROOT / "build" / "vclock" / "vclock.so"  # per-hart instruction counts (docs/time.md)
@@ -128,12 +130,14 @@ def memwatch_arguments(watch_arg, plugin=MEMWATCH_PLUGIN):
 
 
 def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", icount=False, mem="256M",
-                 gdb_port=None, interactive=False, vclock=None, watch=None, cpu=None, initrd=None):
+                 gdb_port=None, interactive=False, vclock=None, watch=None, cpu=None, initrd=None, files=None):
     """The QEMU command line of a Mosaic boot. vclock: load the vclock plugin (None: vclock_default());
     initrd: a host file QEMU loads into guest memory and names in the device tree (-initrd), which the
-    kernel reads at boot as its scenario file ('scenario file', docs/allocation.md);
+    kernel reads at boot as an image of the host's files (kernel/files/files.h);
     watch: the memwatch plugin's argument string (parse_watch), or None; cpu: a -cpu model
-    (None: the virt machine's default, which has every ISA extension the kernel is built for)."""
+    (None: the virt machine's default, which has every ISA extension the kernel is built for);
+    files: a list of (name, host path) packed into one image of the host's files (scripts/mosaicfiles.py,
+    docs/files.md) that is the initrd (ValueError for a name the kernel would refuse)."""
     if accel not in ("single", "multi"):
         raise ValueError(f"accel must be 'single' or 'multi', not {accel!r}")
     if vclock is None:
@@ -143,6 +147,10 @@ def qemu_command(kernel=DEFAULT_KERNEL, harts=36, bootargs="", accel="single", i
            "-smp", str(harts), "-m", mem, "-no-reboot", "-accel", f"tcg,thread={accel}"]
     if cpu:
         cmd += ["-cpu", cpu]
+    if files:
+        if initrd is not None:
+            raise ValueError("initrd and files: the initrd is the image of the files")
+        initrd = mosaicfiles.image_file(files)
     if initrd is not None:
         cmd += ["-initrd", str(initrd)]
     if icount:

@@ -35,7 +35,7 @@ class Booter:
         args = ("shell=0 " + bootargs).strip() if batch else bootargs
         cmd = mosaiclib.qemu_command(harts=harts, bootargs=args, **{k: v for k, v in kw.items()
                                                                      if k in ("accel", "icount", "mem", "gdb_port", "vclock",
-                                                                              "watch", "cpu", "initrd")})
+                                                                              "watch", "cpu", "initrd", "files")})
         run_kw = {k: v for k, v in kw.items() if k in ("input_text", "marks", "started", "input_steps")}
         return mosaiclib.run_qemu(cmd, timeout=timeout, log_path=log, **run_kw)
 

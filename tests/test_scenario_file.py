@@ -104,7 +104,7 @@ def test_a_file_of_hundreds_of_jobs_runs_and_every_record_comes_out(boot, tmp_pa
     path = tmp_path / "jobs.txt"
     path.write_text("# 300 jobs on 16 micro-kernels\n\n" + "\n".join(job_lines(300, 16)) + "\n")
     inline = "+".join(f"0,{i},9,500" for i in range(6))
-    r = boot(harts=16, bootargs=f'partial_sim=4 scenario=file cmd="scenario {inline} quiet;mem"', initrd=path,
+    r = boot(harts=16, bootargs=f'partial_sim=4 scenario=file cmd="scenario {inline} quiet;mem"', files=[("scenario", path)],
              timeout=300)
     assert r.status == 0, r.output[-3000:]
     assert re.search(rf"^mosaic: scenario file: {path.stat().st_size} bytes \(initrd at 0x[0-9a-f]+\), read",
@@ -118,7 +118,7 @@ def test_a_file_of_hundreds_of_jobs_runs_and_every_record_comes_out(boot, tmp_pa
     assert re.search(r'^ALLOCRUN \{"run":0,"scenario":"file",.*"jobs":300,"ok":300,', r.output, re.M)
     assert "scenario list: 1 runs of 6 jobs, all ended well" in r.output
     assert len([x for x in recs if x["scenario"] == "list"]) == 6
-    assert re.search(r"^initrd .* bytes \(the scenario file: read, its pages given back\)$", r.output, re.M)
+    assert re.search(r"^initrd .* bytes \(the host's files: read, its pages given back\)$", r.output, re.M)
     # given back: as many pages reserved as in a boot without an initrd
     plain = boot(harts=16, bootargs="partial_sim=4 cmd=mem")
     reserved = [re.search(r"^pages\s+\d+ total, (\d+) reserved", x.output, re.M) for x in (r, plain)]
@@ -131,7 +131,7 @@ def test_a_bad_file_is_refused_by_the_kernel_and_the_spaced_list_of_five_jobs_ru
     path = tmp_path / "bad.txt"
     path.write_text("0 0 2 100\n# next\n0 1 two 100\n")
     spaced = ";".join(f"0 {i} 9 500" for i in range(5))
-    r = boot(harts=16, bootargs=f'partial_sim=4 scenario="{spaced}" cmd="scenario file"', initrd=path)
+    r = boot(harts=16, bootargs=f'partial_sim=4 scenario="{spaced}" cmd="scenario file"', files=[("scenario", path)])
     assert r.status == 2, r.output[-3000:]
     assert "scenario list: 1 runs of 5 jobs, all ended well" in r.output, r.output[-3000:]
     assert "scenario file: line 3: job 2: expected 'T_US HOME NTASKS[/C] RUN_US|PROGRAM[:ARG]'" in r.output

@@ -54,8 +54,8 @@ struct job_report {
 	struct job_hold holds[MOSAIC_MAX_HARTS];
 };
 
-/* Reads the host's scenario file (the initrd) at boot, on the boot hart before the others run,
- * and gives the initrd's pages to the page allocator (kernel/alloc/scenario_file.c). */
+/* Takes the host's scenario file (the file "scenario" of the host's files, kernel/files/files.h)
+ * at boot, on the boot hart before the others run, after files_load (kernel/alloc/scenario_file.c). */
 void scenario_file_load(void);
 /* The file's text and length (NULL: none); or why it was refused at boot (NULL: it was not). */
 const char *scenario_file_get(const char **text, size_t *len);

@@ -1,18 +1,17 @@
 /*
- * The scenario file: a job list the host hands the kernel at boot as QEMU's initrd
- * (`scripts/mosaic-run --scenario FILE` adds `-initrd FILE`; QEMU writes where it put
- * it into /chosen, kernel/core/platform.c reads that). Its pages are reserved from the page
- * allocator's init (kernel/mm/page_alloc.c) until scenario_file_load copies the text into
- * pages of its own and gives the initrd's back, at boot, before the other harts run.
+ * The scenario file: a job list the host hands the kernel at boot as the file "scenario" of the
+ * host's files (kernel/files/files.h: `scripts/mosaic-run --scenario FILE` packs it into the
+ * initrd's image), which files_load has already checked and kept in pages of its own.
  * What the text says is checked when it is run (`scenario file`: the portable core's
  * scenario_gen.c, which refuses a bad file by its line).
  */
 #include "kernel/alloc/alloc.h"
+#include "kernel/files/files.h"
 #include "portable/alloc/scenario_gen.h"
 #include "kernel/console/console.h"
-#include "kernel/mm/page_alloc.h"
 #include "kernel/core/platform.h"
-#include "lib/string.h"
+
+#define SCENARIO_FILE_NAME "scenario"
 
 /* Written once by the boot hart before the other harts start, read-only afterwards. */
 static const char *file_text; /* NULL: no file (or it was refused, file_refusal says why) */
@@ -21,24 +20,13 @@ static const char *file_refusal;
 
 void scenario_file_load(void)
 {
-	if (plat.initrd_error) {
-		file_refusal = plat.initrd_error;
-	} else if (page_initrd_clashes()) {
-		file_refusal = "the initrd overlaps the kernel, the device tree or the firmware";
-	} else if (plat.initrd.size > SCEN_FILE_MAX) {
-		file_text = "", file_len = plat.initrd.size; /* the core refuses it by its size, reading nothing */
-	} else if (plat.initrd.size) {
-		size_t pages = (plat.initrd.size + PAGE_SIZE - 1) / PAGE_SIZE;
-		char *copy = page_alloc(pages); /* kept for the boot: `scenario file` may run it again */
-		if (copy) {
-			memcpy(copy, (const void *)plat.initrd.base, plat.initrd.size);
-			file_text = copy, file_len = plat.initrd.size;
-		} else {
-			file_refusal = "no memory to keep it";
-		}
-	}
-	if (page_initrd_held())
-		page_release_initrd();
+	const struct host_file *f = files_find(SCENARIO_FILE_NAME);
+	if (files_refusal())
+		file_refusal = "the host's file image was refused (above)";
+	else if (f && f->size > SCEN_FILE_MAX)
+		file_text = "", file_len = f->size; /* the core refuses it by its size, reading nothing */
+	else if (f)
+		file_text = (const char *)f->data, file_len = f->size;
 	if (file_refusal)
 		kprintf("mosaic: scenario file refused: %s\n", file_refusal);
 	else if (file_len > SCEN_FILE_MAX)

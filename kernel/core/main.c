@@ -25,6 +25,8 @@
 #include "kernel/domain/background.h"
 #include "kernel/domain/noc_sampler.h"
 #include "kernel/alloc/alloc.h"
+#include "kernel/files/files.h"
+#include "kernel/task/utask.h"
 #include "kernel/time/vclock.h"
 #include "kernel/time/vtime.h"
 
@@ -115,7 +117,9 @@ void kmain(uint64_t hartid, const void *fdt)
 	vclock_init();
 	bootargs_parse_kernel(plat.bootargs, report_bootarg_error);
 	page_alloc_init();
-	scenario_file_load(); /* the initrd's pages are the allocator's from here on */
+	files_load(); /* the host's files are kept; the initrd's pages are the allocator's from here on */
+	scenario_file_load();
+	utask_host_programs_load();
 	irq_enable();
 
 	harts[boot_cpu].online_time = boot_entry_time;

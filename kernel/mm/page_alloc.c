@@ -188,7 +188,7 @@ SHELL_CMD_NOWAIT(mem, "mem", "memory map and page allocator usage")
 		kprintf("reserved %016lx-%016lx  (firmware)\n", plat.reserved[i].base,
 			plat.reserved[i].base + plat.reserved[i].size);
 	if (plat.initrd.size)
-		kprintf("initrd   %016lx-%016lx  %lu bytes (the scenario file: %s)\n", plat.initrd.base,
+		kprintf("initrd   %016lx-%016lx  %lu bytes (the host's files: %s)\n", plat.initrd.base,
 			plat.initrd.base + plat.initrd.size, plat.initrd.size,
 			initrd_clash ? "overlaps the kernel, device tree or firmware: refused"
 			: page_initrd_held() ? "reserved until it is read" : "read, its pages given back");

@@ -19,17 +19,41 @@
 #include "kernel/time/vtime.h"
 #include "lib/atomic.h"
 #include "kernel/task/uargs.h"
+#include "kernel/files/files.h"
+#include "portable/alloc/job.h"
+#include "lib/format.h"
+#include <stdarg.h>
 
 uint64_t utask_cpu_ms = UTASK_CPU_MS_DEFAULT;
 BOOTARG_U64("task_cpu_ms", utask_cpu_ms, 0, 86400000,
 	    "CPU-time limit of a user task: ms of guest time it may hold its core (0: none; a job's cpu MS overrides)");
 
 
+/* The programs from the host (utask_host_programs_load): written by the boot hart before the
+ * other harts start, read-only afterwards. */
+static struct user_program host_programs[FILES_MAX];
+static unsigned host_program_count;
+static char host_names[FILES_MAX][ALLOC_PROGRAM_MAX];
+static char host_about[FILES_MAX][160];
+
+unsigned utask_program_count(void) { return user_program_count + host_program_count; }
+
+const struct user_program *utask_program_at(unsigned i)
+{
+	return i < user_program_count ? &user_programs[i]
+	       : i - user_program_count < host_program_count ? &host_programs[i - user_program_count] : 0;
+}
+
+bool utask_program_from_host(const struct user_program *p)
+{
+	return p >= host_programs && p < host_programs + host_program_count;
+}
+
 const struct user_program *user_program_find(const char *name)
 {
-	for (unsigned i = 0; i < user_program_count; i++)
-		if (strcmp(user_programs[i].name, name) == 0)
-			return &user_programs[i];
+	for (unsigned i = 0; i < utask_program_count(); i++)
+		if (strcmp(utask_program_at(i)->name, name) == 0)
+			return utask_program_at(i);
 	return 0;
 }
 
@@ -49,9 +73,82 @@ struct elf64_phdr {
 	uint64_t offset, vaddr, paddr, filesz, memsz, align;
 };
 
+struct elf64_shdr {
+	uint32_t name, type;
+	uint64_t flags, addr, offset, size;
+	uint32_t link, info;
+	uint64_t addralign, entsize;
+};
+
 #define PT_LOAD 1
 #define PT_TLS 7
 #define EM_RISCV 243
+#define ET_EXEC 2
+#define ELF_PHNUM_MAX 64
+#define USER_LOAD_END (USER_BASE + USER_SPAN / 2) /* segments end here: the heap, then the stack, above */
+
+/* Why an ELF file cannot be loaded, into why (cap bytes); 0 if it can. */
+static int refuse(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(char *why, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, cap, fmt, ap);
+	va_end(ap);
+	return -ENOEXEC;
+}
+
+int utask_elf_check(const uint8_t *img, uint64_t size, char *why, size_t cap)
+{
+	const struct elf64_ehdr *eh = (const struct elf64_ehdr *)img;
+	if (size < 4 || memcmp(img, "\177ELF", 4) != 0)
+		return refuse(why, cap, "not an ELF file (no \\177ELF at its start)");
+	if (size < sizeof *eh)
+		return refuse(why, cap, "%lu bytes, shorter than an ELF header: cut short?", size);
+	if (eh->ident[4] != 2 || eh->ident[5] != 1)
+		return refuse(why, cap, "not a 64-bit little-endian ELF (class %u, data %u)", eh->ident[4], eh->ident[5]);
+	if (eh->machine != EM_RISCV)
+		return refuse(why, cap, "built for another machine (e_machine %u; RISC-V is %u)", eh->machine, EM_RISCV);
+	if (eh->type != ET_EXEC)
+		return refuse(why, cap, "not a static executable (e_type %u; link it with scripts/mosaic-cc)", eh->type);
+	if (eh->phentsize != sizeof(struct elf64_phdr) || eh->phnum == 0 || eh->phnum > ELF_PHNUM_MAX || eh->phoff % 8)
+		return refuse(why, cap, "bad program headers (%u of %u bytes at offset %lu)", eh->phnum, eh->phentsize,
+			      eh->phoff);
+	if (eh->phoff > size || (uint64_t)eh->phnum * sizeof(struct elf64_phdr) > size - eh->phoff)
+		return refuse(why, cap, "its program headers run past the file's end (%lu bytes): cut short?", size);
+	const struct elf64_phdr *ph = (const struct elf64_phdr *)(img + eh->phoff);
+	bool entry_ok = false;
+	unsigned loads = 0;
+	for (unsigned i = 0; i < eh->phnum; i++) {
+		const struct elf64_phdr *p = &ph[i];
+		if (p->type == PT_TLS && (p->memsz > UTASK_TLS_BYTES || p->filesz > p->memsz || p->align > 16 ||
+					   p->offset > size || p->filesz > size - p->offset))
+			return refuse(why, cap, "thread-local data of %lu bytes (at most %u, aligned to at most 16)",
+				      p->memsz, UTASK_TLS_BYTES);
+		if (p->type != PT_LOAD || p->memsz == 0)
+			continue;
+		loads++;
+		if (p->filesz > p->memsz)
+			return refuse(why, cap, "segment %u: %lu bytes in the file, more than its %lu in memory", i,
+				      p->filesz, p->memsz);
+		if (p->offset > size || p->filesz > size - p->offset)
+			return refuse(why, cap, "segment %u runs past the file's end (%lu bytes): cut short?", i, size);
+		if (p->vaddr < USER_BASE || p->vaddr >= USER_LOAD_END || p->memsz > USER_LOAD_END - p->vaddr)
+			return refuse(why, cap, "segment %u at %lx (%lu bytes) is outside the program's range %llx-%llx "
+				      "(the heap and the stack lie above it; link it with user/user.ld)", i, p->vaddr,
+				      p->memsz, USER_BASE, USER_LOAD_END);
+		for (unsigned k = 0; k < i; k++)
+			if (ph[k].type == PT_LOAD && ph[k].memsz && p->vaddr < ph[k].vaddr + ph[k].memsz &&
+			    ph[k].vaddr < p->vaddr + p->memsz)
+				return refuse(why, cap, "segments %u and %u overlap", k, i);
+		entry_ok |= (p->flags & 1) && eh->entry >= p->vaddr && eh->entry < p->vaddr + p->memsz && !(eh->entry & 1);
+	}
+	if (!loads)
+		return refuse(why, cap, "nothing to load (no PT_LOAD segment)");
+	if (!entry_ok)
+		return refuse(why, cap, "its entry point %lx is not in its code", eh->entry);
+	return 0;
+}
 
 /* Maps a fresh zeroed page at every page of [va, va + len) not mapped yet. */
 int utask_map_range(struct utask *t, uint64_t va, uint64_t len, uint64_t flags)
@@ -83,18 +180,14 @@ static void copy_to_task(struct utask *t, uint64_t va, const uint8_t *src, uint6
 static int load(struct utask *t, const struct user_program *p, uint64_t *entry)
 {
 	const struct elf64_ehdr *eh = (const struct elf64_ehdr *)p->start;
-	uint64_t size = (uint64_t)(p->end - p->start);
-	if (size < sizeof *eh || memcmp(eh->ident, "\177ELF", 4) != 0 || eh->ident[4] != 2 || eh->machine != EM_RISCV ||
-	    eh->phentsize != sizeof(struct elf64_phdr) || eh->phoff + eh->phnum * sizeof(struct elf64_phdr) > size)
-		return -ENOEXEC;
+	char why[8];
+	if (utask_elf_check(p->start, (uint64_t)(p->end - p->start), why, sizeof why))
+		return -ENOEXEC; /* a host program was checked at boot with its reason; a built-in one is ours */
 	uint64_t top = USER_BASE;
 	for (unsigned i = 0; i < eh->phnum; i++) {
 		const struct elf64_phdr *ph = (const struct elf64_phdr *)(p->start + eh->phoff) + i;
 		if (ph->type != PT_LOAD || ph->memsz == 0)
 			continue;
-		if (ph->filesz > ph->memsz || ph->offset + ph->filesz > size || ph->vaddr < USER_BASE ||
-		    ph->vaddr + ph->memsz > USER_BASE + USER_SPAN / 2)
-			return -ENOEXEC;
 		uint64_t flags = PTE_R | (ph->flags & 2 ? PTE_W : 0) | (ph->flags & 1 ? PTE_X : 0);
 		int e = utask_map_range(t, ph->vaddr, ph->memsz, flags);
 		if (e)
@@ -497,4 +590,90 @@ void utask_interrupted(struct trap_frame *f)
 	share_tick(f); /* a time-sliced core: the next task when the slice is over */
 	if (t)
 		leave_if_killed(t); /* killed while another task of the core ran */
+}
+
+/* ---- programs from the host ---- */
+
+/* A program's about text: what (truncated to fit), NUL, arg, NUL. */
+static void set_about(char *out, size_t cap, const char *what, const char *arg, size_t arg_len)
+{
+	if (arg_len + 2 > cap)
+		arg_len = 0;
+	size_t w = strnlen(what, cap - arg_len - 2);
+	memcpy(out, what, w);
+	out[w] = 0;
+	memcpy(out + w + 1, arg, arg_len);
+	out[w + 1 + arg_len] = 0;
+}
+
+/* The program's MOSAIC_ABOUT (its section .mosaic.about: what it does, NUL, what its arguments
+ * mean, NUL) into out, if it has one that fits; else out stays as it is. Every offset is checked:
+ * the file is the host's. */
+static void host_about_of(const uint8_t *img, uint64_t size, char *out, size_t cap, const char *file)
+{
+	const struct elf64_ehdr *eh = (const struct elf64_ehdr *)img;
+	uint64_t n = eh->shnum, sz = sizeof(struct elf64_shdr);
+	if (!n || eh->shentsize != sz || eh->shoff % 8 || eh->shoff > size || n * sz > size - eh->shoff ||
+	    eh->shstrndx >= n)
+		return;
+	const struct elf64_shdr *sh = (const struct elf64_shdr *)(img + eh->shoff), *strs = &sh[eh->shstrndx];
+	if (strs->offset > size || strs->size > size - strs->offset)
+		return;
+	static const char want[] = ".mosaic.about";
+	for (uint64_t i = 0; i < n; i++) {
+		if (sh[i].name >= strs->size || strs->size - sh[i].name < sizeof want ||
+		    memcmp(img + strs->offset + sh[i].name, want, sizeof want) != 0)
+			continue;
+		if (sh[i].offset > size || sh[i].size > size - sh[i].offset || sh[i].size < 2)
+			return;
+		const char *t = (const char *)img + sh[i].offset;
+		uint64_t l1 = strnlen(t, sh[i].size);
+		if (l1 >= sh[i].size)
+			return;
+		uint64_t l2 = strnlen(t + l1 + 1, sh[i].size - l1 - 1);
+		if (l1 + 1 + l2 >= sh[i].size)
+			return;
+		char what[120];
+		snprintf(what, sizeof what, "%s (from the host: %s)", t, file);
+		set_about(out, cap, what, t + l1 + 1, l2);
+		return;
+	}
+}
+
+void utask_host_programs_load(void)
+{
+	for (unsigned i = 0; i < files_count(); i++) {
+		const struct host_file *f = files_at(i);
+		size_t len = strlen(f->name);
+		if (len < 5 || strcmp(f->name + len - 4, ".elf") != 0)
+			continue;
+		char why[160];
+		char name[ALLOC_PROGRAM_MAX];
+		if (len - 4 >= sizeof name) {
+			kprintf("mosaic: program %s refused: its name '%.*s' is longer than %u characters\n", f->name,
+				(int)(len - 4), f->name, ALLOC_PROGRAM_MAX - 1);
+			continue;
+		}
+		memcpy(name, f->name, len - 4);
+		name[len - 4] = 0;
+		if (user_program_find(name)) {
+			kprintf("mosaic: program %s refused: a program '%s' exists already (%s)\n", f->name, name,
+				utask_program_from_host(user_program_find(name)) ? "from the host" : "built in");
+			continue;
+		}
+		if (utask_elf_check(f->data, f->size, why, sizeof why)) {
+			kprintf("mosaic: program %s refused: %s\n", f->name, why);
+			continue;
+		}
+		unsigned k = host_program_count++;
+		memcpy(host_names[k], name, sizeof name);
+		char what[80];
+		snprintf(what, sizeof what, "from the host: %s", f->name);
+		set_about(host_about[k], sizeof host_about[k], what, "its argv[1..]", strlen("its argv[1..]"));
+		host_about_of(f->data, f->size, host_about[k], sizeof host_about[k], f->name);
+		host_programs[k] = (struct user_program){.name = host_names[k], .start = f->data, .end = f->data + f->size,
+							 .about = host_about[k]};
+		kprintf("mosaic: program %s from the host: '%s', %lu bytes; 'run %s' runs it\n", f->name, name, f->size,
+			name);
+	}
 }

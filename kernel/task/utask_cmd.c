@@ -247,12 +247,12 @@ SHELL_CMD(run, "run PROGRAM [ARGS...] [core C] [cpu MS] [env NAME=VALUE]... [-- 
 	return r->res.status == 0 && r->res.exit_code == 0 ? 0 : 1;
 }
 
-SHELL_CMD_NOWAIT(programs, "programs", "the user programs built into the kernel: what each does, what its argument means")
+SHELL_CMD_NOWAIT(programs, "programs", "the user programs, built into the kernel or loaded from the host at boot (scripts/mosaic-run --program): what each does, what its argument means")
 {
 	if (argc != 1)
 		return SHELL_USAGE;
-	for (unsigned i = 0; i < user_program_count; i++) {
-		const struct user_program *p = &user_programs[i];
+	for (unsigned i = 0; i < utask_program_count(); i++) {
+		const struct user_program *p = utask_program_at(i);
 		const char *what = p->about, *arg = what + strlen(what) + 1;
 		char line[200];
 		kprintf("  %-10s ", p->name);
