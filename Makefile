@@ -67,8 +67,15 @@ LDFLAGS := -nostdlib -static -no-pie -Wl,-L,$(BUILD) -Wl,-T,linker.ld -Wl,--no-w
 USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz shmtest shmbench spmd jobspawn fpu args
 USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64gc -mabi=lp64d -mcmodel=medany -fno-pie -Iuser
+# user/include first: picolibc's headers with what Mosaic's runtime adds (the POSIX clocks)
+USER_CFLAGS += -Iuser/include
+# What scripts/mosaic-cc reads (make -s user-build-vars) to build a program outside the tree as
+# the rule below builds the tree's own: the compiler, the flags, the link and the runtime's files.
+USER_LDFLAGS := -nostartfiles -static -T user/user.ld
+USER_LINK_SRCS := user/crt0.S user/runtime.c
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
-USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/job.h user/user.ld portable/abi/kcalls.h portable/abi/errors.h portable/abi/types.h
+USER_RUNTIME := user/crt0.S user/runtime.c user/mosaic.h user/job.h user/user.ld user/include/time.h \
+	portable/abi/kcalls.h portable/abi/errors.h portable/abi/types.h
 
 KERNEL_DIRS := arch/riscv kernel/core kernel/time kernel/mm kernel/console kernel/domain kernel/kcall kernel/task kernel/task/share kernel/msg kernel/dispatch kernel/alloc kernel/files kernel/bench portable/alloc portable/noc portable/mesh drivers drivers/noc lib tests/ktest
 SRCS := $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
@@ -113,7 +120,14 @@ check-harts:
 
 $(BUILD)/user/%.elf: user/%.c $(USER_RUNTIME) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -nostartfiles -static -T user/user.ld -o $@ user/crt0.S user/runtime.c $<
+	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $(USER_LINK_SRCS) $<
+
+.PHONY: user-build-vars
+user-build-vars:
+	@echo 'CC=$(CC)'
+	@echo 'USER_CFLAGS=$(USER_CFLAGS)'
+	@echo 'USER_LDFLAGS=$(USER_LDFLAGS)'
+	@echo 'USER_LINK_SRCS=$(USER_LINK_SRCS)'
 
 # the fuzzer is one translation unit split into headers
 $(BUILD)/user/fuzz.elf: $(wildcard user/fuzz_*.h)

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/time.h>
 #include "mosaic.h"
 
 struct console_line {
@@ -58,6 +61,7 @@ void _exit(int code)
 {
 	flush_line(stdout);
 	mosaic_exit(code);
+	__builtin_unreachable();
 }
 
 /* KC_JOB_SPAWN takes the name with its length: the kernel reads exactly those bytes. */
@@ -113,4 +117,56 @@ void mosaic_start(long arg, long fn, long argc, char **argv, char **envp)
 	mosaic_argv = argv;
 	environ = envp;
 	exit(mosaic_main(arg)); /* returning from main is exit: atexit handlers, then _exit */
+}
+
+/* ---- the POSIX calls picolibc leaves to the system (what is not here fails to link) ---- */
+
+long sysconf(int name)
+{
+	switch (name) {
+	case _SC_PAGESIZE:
+		return 4096; /* arch/riscv/mmu.h: PAGE_SIZE */
+	case _SC_NPROCESSORS_CONF:
+	case _SC_NPROCESSORS_ONLN:
+		return 1; /* a task runs on one core; its job's size is mosaic_job_size() */
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+}
+
+/* Both clocks are the core's (virtual or serial), in ns since the machine started. */
+int clock_gettime(clockid_t id, struct timespec *tp)
+{
+	if (id != CLOCK_REALTIME && id != CLOCK_MONOTONIC) {
+		errno = EINVAL;
+		return -1;
+	}
+	long ns = mosaic_time_ns();
+	tp->tv_sec = ns / 1000000000;
+	tp->tv_nsec = ns % 1000000000;
+	return 0;
+}
+
+int clock_getres(clockid_t id, struct timespec *res)
+{
+	if (id != CLOCK_REALTIME && id != CLOCK_MONOTONIC) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (res)
+		*res = (struct timespec){0, 1};
+	return 0;
+}
+
+/* For picolibc's time(): the same clock, in seconds and microseconds. */
+int gettimeofday(struct timeval *tv, void *tz)
+{
+	(void)tz;
+	long ns = mosaic_time_ns();
+	if (tv) {
+		tv->tv_sec = ns / 1000000000;
+		tv->tv_usec = ns / 1000 % 1000000;
+	}
+	return 0;
 }
