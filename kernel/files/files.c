@@ -30,11 +30,11 @@ static bool name_ok(const char *n)
 static const char *check(const uint8_t *img, uint64_t size)
 {
 	struct files_header h;
+	if (size < sizeof h.magic || memcmp(img, FILES_MAGIC, sizeof h.magic) != 0)
+		return "not a Mosaic file image (no \"" FILES_MAGIC "\" at its start; scripts/mosaic-run packs one)";
 	if (size < sizeof h)
 		return "shorter than the image's header (16 bytes)";
 	memcpy(&h, img, sizeof h);
-	if (memcmp(h.magic, FILES_MAGIC, 8) != 0)
-		return "not a Mosaic file image (no \"" FILES_MAGIC "\" at its start; scripts/mosaic-run packs one)";
 	if (h.version != FILES_VERSION) {
 		snprintf(why, sizeof why, "format version %u, this kernel reads version %u", h.version, FILES_VERSION);
 		return why;
@@ -60,8 +60,8 @@ static const char *check(const uint8_t *img, uint64_t size)
 		}
 		uint64_t room = size - off, padded = e.size + (-e.size & 7);
 		if (e.size > room || padded > room) {
-			snprintf(why, sizeof why, "file %u ('%s'): %lu bytes, only %lu left in the image: cut short?", i + 1,
-				 e.name, e.size, room);
+			snprintf(why, sizeof why, "file %u ('%s'): %lu bytes%s, only %lu left in the image: cut short?",
+				 i + 1, e.name, e.size, e.size > room ? "" : " and its padding to a multiple of 8", room);
 			return why;
 		}
 		if (e.reserved) {
