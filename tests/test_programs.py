@@ -157,3 +157,29 @@ def test_mosaic_cc_links_loudly_and_mosaic_run_checks_its_programs(tmp_path):
     assert mosaicfiles.unpack(mosaicfiles.pack([("a.elf", b"12345"), ("b", b"")])) == [("a.elf", b"12345"), ("b", b"")]
     with pytest.raises(ValueError):
         mosaicfiles.pack([("a b", b"")])
+
+
+def test_mangled_programs_are_refused_or_loaded_never_a_crash(boot, tmp_path):
+    """Fifteen copies of a good program with random bytes of their ELF and program headers (and of
+    their section headers, which the about text is read from) changed, or cut short: each gets its
+    line at boot, refused or loaded, and the boot goes on to the end."""
+    import random
+    prog = build(tmp_path).read_bytes()
+    shoff = struct.unpack_from("<Q", prog, 40)[0]
+    rnd = random.Random(49)
+    paths = []
+    for i in range(15):
+        b = bytearray(prog)
+        if i % 5 == 4:
+            b = b[:rnd.randrange(64, len(b))]
+        else:
+            for _ in range(rnd.randrange(1, 4)):
+                at = rnd.choice([rnd.randrange(0, 64 + 56 * 4), shoff + rnd.randrange(0, len(prog) - shoff)])
+                b[at] = rnd.randrange(256)
+        path = tmp_path / f"mut{i}.elf"
+        path.write_bytes(bytes(b))
+        paths.append((path.name, path))
+    r = boot(harts=4, bootargs='cmd="programs;mem"', files=paths, timeout=60)
+    assert r.status == 0 and "PANIC" not in r.output, r.output[-3000:]
+    for name, _ in paths:
+        assert re.search(rf"^mosaic: program {name} (refused: |from the host: )", r.output, re.M), (name, r.output[:4000])
