@@ -267,7 +267,13 @@ static void judge_args(struct call *c, const struct fuzz_state *s)
 		bad(c, 4, "%lu bytes, %lu + %lu strings", a.len, a.argc, a.envc);
 		return;
 	}
-	if (judge_ptr(c, s, 4, &c->vec[0], a.len, 1, 1, 0, 0) != V_OK || !a.len)
+	if (!a.len)
+		return;
+	if ((p->cls != P_GOOD && p->cls != P_MISALIGNED) || (uint64_t)a.text != c->vec[0].va) {
+		unsure(c); /* a block the fuzzer did not write (read-only data): its text is not one it drew */
+		return;
+	}
+	if (judge_ptr(c, s, 4, &c->vec[0], a.len, 1, 1, 0, 0) != V_OK)
 		return;
 	if (!readable(c->vec[0].cls) || c->vec[0].room < a.len) {
 		unsure(c);
