@@ -162,7 +162,8 @@ def test_mosaic_cc_links_loudly_and_mosaic_run_checks_its_programs(tmp_path):
 def test_mangled_programs_are_refused_or_loaded_never_a_crash(boot, tmp_path):
     """Fifteen copies of a good program with random bytes of their ELF and program headers (and of
     their section headers, which the about text is read from) changed, or cut short: each gets its
-    line at boot, refused or loaded, and the boot goes on to the end."""
+    line at boot, refused or loaded, and the boot goes on to the end (where mosaic_main's integer
+    comes from is checked in the same boot)."""
     import random
     prog = build(tmp_path).read_bytes()
     shoff = struct.unpack_from("<Q", prog, 40)[0]
@@ -179,7 +180,12 @@ def test_mangled_programs_are_refused_or_loaded_never_a_crash(boot, tmp_path):
         path = tmp_path / f"mut{i}.elf"
         path.write_bytes(bytes(b))
         paths.append((path.name, path))
-    r = boot(harts=4, bootargs='cmd="programs;mem"', files=paths, timeout=60)
+    # and mosaic_main's integer argument: argv[1] as a number, unless the job is given `arg A`
+    cmds = ["programs", "submit hello 1 -- 9 x", "jobs wait 20", "submit hello 1 arg 3 -- 9", "jobs wait 20",
+            "run hello 12 core 2", "run hello word core 2", "mem"]
+    r = boot(harts=4, bootargs=f'domains=1 cmd="{";".join(cmds)}"', files=paths, timeout=60)
     assert r.status == 0 and "PANIC" not in r.output, r.output[-3000:]
+    args = re.findall(r"^\[core \d+\] hello from a user task on core \d+ \(domain \d+\), argument (\d+)$", r.output, re.M)
+    assert args == ["9", "3", "12", "0"], args
     for name, _ in paths:
         assert re.search(rf"^mosaic: program {name} (refused: |from the host: )", r.output, re.M), (name, r.output[:4000])
