@@ -182,9 +182,10 @@ def test_mangled_programs_are_refused_or_loaded_never_a_crash(boot, tmp_path):
         paths.append((path.name, path))
     # and mosaic_main's integer argument: argv[1] as a number, unless the job is given `arg A`
     cmds = ["programs", "submit hello 1 -- 9 x", "jobs wait 20", "submit hello 1 arg 3 -- 9", "jobs wait 20",
-            "run hello 12 core 2", "run hello word core 2", "mem"]
+            "run hello 12 core 2", "run hello word core 2", "mem", "run args env NOEQUALS"]
     r = boot(harts=4, bootargs=f'domains=1 cmd="{";".join(cmds)}"', files=paths, timeout=60)
-    assert r.status == 0 and "PANIC" not in r.output, r.output[-3000:]
+    assert r.status == 1 and "PANIC" not in r.output, r.output[-3000:]
+    assert "run: an environment entry is not NAME=VALUE" in r.output  # the last command, refused
     args = re.findall(r"^\[core \d+\] hello from a user task on core \d+ \(domain \d+\), argument (\d+)$", r.output, re.M)
     assert args == ["9", "3", "12", "0"], args
     for name, _ in paths:
