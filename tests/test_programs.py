@@ -2,7 +2,7 @@
 (tests/programs/posixprog.c) compiled outside the tree with scripts/mosaic-cc, loaded at boot from
 the host's files (--program), run with its arguments and environment through run and submit, on
 both clocks; bad ELF files (cut short, for another machine, not an ELF, outside the task's range,
-overlapping, an entry outside the code, a dynamic object, 32-bit) refused at boot by a line naming
+overlapping, an entry outside the code, a dynamic object, 32-bit, offsets and sizes that wrap) refused at boot by a line naming
 the file and the reason while the boot goes on; bad file images refused whole; argv through
 mosaic_job_spawnv with its limits and hostile blocks refused (user/args.c)."""
 import re
@@ -46,6 +46,12 @@ def patched(elf, **fields):
         struct.pack_into("<Q", b, 24, fields["entry"])
     if "vaddr0" in fields:
         struct.pack_into("<Q", b, loads[0] + 16, fields["vaddr0"])
+    if "offset0" in fields:
+        struct.pack_into("<Q", b, loads[0] + 8, fields["offset0"])
+    if "memsz0" in fields:
+        struct.pack_into("<Q", b, loads[0] + 40, fields["memsz0"])
+    if "phoff" in fields:
+        struct.pack_into("<Q", b, 32, fields["phoff"])
     if "overlap" in fields:
         struct.pack_into("<Q", b, loads[1] + 16, struct.unpack_from("<Q", b, loads[0] + 16)[0] + 8)
     return bytes(b)
@@ -67,6 +73,9 @@ BAD = {  # file -> the reason the kernel gives
     "entry.elf": "its entry point 10 is not in its code",
     "dyn.elf": "not a static executable (e_type 3",
     "class32.elf": "not a 64-bit little-endian ELF (class 1",
+    "wrapoff.elf": "segment 0 runs past the file's end",
+    "wrapmem.elf": "is outside the program's range",
+    "wrapph.elf": "its program headers run past the file's end",
     "averyveryverylongname.elf": "is longer than 15 characters",
     "hello.elf": "a program 'hello' exists already (built in)",
 }
@@ -79,6 +88,8 @@ def test_a_program_from_outside_the_tree_runs_with_arguments_and_bad_ones_are_re
              "notelf.elf": b"#!/bin/sh\necho not a program\n", "outside.elf": patched(prog, vaddr0=0x1000),
              "overlap.elf": patched(prog, overlap=True), "entry.elf": patched(prog, entry=0x10),
              "dyn.elf": patched(prog, type=3), "class32.elf": patched(prog, cls=1),
+             "wrapoff.elf": patched(prog, offset0=2**64 - 8), "wrapmem.elf": patched(prog, memsz0=2**64 - 4096),
+             "wrapph.elf": patched(prog, phoff=2**64 - 56 * 2),
              "averyveryverylongname.elf": prog, "hello.elf": prog}
     paths = []
     for name, data in files.items():
