@@ -647,7 +647,7 @@ void utask_host_programs_load(void)
 		size_t len = strlen(f->name);
 		if (len < 5 || strcmp(f->name + len - 4, ".elf") != 0)
 			continue;
-		char why[160];
+		char why[256];
 		char name[ALLOC_PROGRAM_MAX];
 		if (len - 4 >= sizeof name) {
 			kprintf("mosaic: program %s refused: its name '%.*s' is longer than %u characters\n", f->name,
