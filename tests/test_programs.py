@@ -90,7 +90,8 @@ def test_a_program_from_outside_the_tree_runs_with_arguments_and_bad_ones_are_re
              "dyn.elf": patched(prog, type=3), "class32.elf": patched(prog, cls=1),
              "wrapoff.elf": patched(prog, offset0=2**64 - 8), "wrapmem.elf": patched(prog, memsz0=2**64 - 4096),
              "wrapph.elf": patched(prog, phoff=2**64 - 56 * 2),
-             "averyveryverylongname.elf": prog, "hello.elf": prog}
+             "averyveryverylongname.elf": prog, "hello.elf": prog,
+             "myargs.elf": (ROOT / "build" / "user" / "args.elf").read_bytes()}
     paths = []
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
@@ -109,6 +110,10 @@ def test_a_program_from_outside_the_tree_runs_with_arguments_and_bad_ones_are_re
     listing = out.split("mosaic> programs")[1].split("mosaic> run")[0]
     assert re.search(r"^  posixprog +from the host: posixprog.elf", listing, re.M), listing
     assert not re.search(r"^  (trunc|foreign|outside) ", listing, re.M)
+    # a program with a MOSAIC_ABOUT says what it does, from its own ELF
+    flat = " ".join(listing.split())
+    assert ("myargs prints its arguments and environment; args spawn: checks mosaic_job_spawnv (from the host: "
+            "myargs.elf) arg: its argv[1..] (spawn: the spawn check)") in flat, flat
     # run: getopt, the words after the options, the environment, the heap, the clock, exit's flush
     run1 = out.split("mosaic> run posixprog -n 3")[1].split("mosaic> submit")[0]
     for line in ["argc 6 count 3 verbose 1 optind 4", "word 'alpha'", "word 'beta'", "GREETING=hi",
