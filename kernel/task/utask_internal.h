@@ -38,6 +38,33 @@ struct utask {
 	unsigned nshm;
 };
 
+/* The ELF file's structures the loader and the program checks read (kernel/task/programs.c). */
+struct elf64_ehdr {
+	uint8_t ident[16];
+	uint16_t type, machine;
+	uint32_t version;
+	uint64_t entry, phoff, shoff;
+	uint32_t flags;
+	uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+};
+
+struct elf64_phdr {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, paddr, filesz, memsz, align;
+};
+
+struct elf64_shdr {
+	uint32_t name, type;
+	uint64_t flags, addr, offset, size;
+	uint32_t link, info;
+	uint64_t addralign, entsize;
+};
+
+#define PT_LOAD 1
+#define PT_TLS 7
+#define EM_RISCV 243
+#define USER_LOAD_END (USER_BASE + USER_SPAN / 2) /* segments end here: the heap, then the stack, above */
+
 long uctx_enter(struct trap_frame *frame, uint64_t *kctx);
 void uctx_leave(uint64_t *kctx, long value) __attribute__((noreturn));
 
