@@ -197,12 +197,16 @@ def test_mangled_programs_are_refused_or_loaded_never_a_crash(boot, tmp_path):
         path.write_bytes(bytes(b))
         paths.append((path.name, path))
     # and mosaic_main's integer argument: argv[1] as a number, unless the job is given `arg A`
-    cmds = ["programs", "submit hello 1 -- 9 x", "jobs wait 20", "submit hello 1 arg 3 -- 9", "jobs wait 20",
-            "run hello 12 core 2", "run hello word core 2", "mem", "run args env NOEQUALS"]
+    # and every argument block goes back: the kernel heap's objects the same after more runs and jobs
+    cmds = ["programs", "submit hello 1 -- 9 x", "jobs wait 20", "run hello 12 core 2", "mem",
+            "submit hello 1 arg 3 -- 9", "jobs wait 20", "run hello word core 2", "run hello a b c env X=1 core 2",
+            "mem", "run args env NOEQUALS"]
     r = boot(harts=4, bootargs=f'domains=1 cmd="{";".join(cmds)}"', files=paths, timeout=60)
     assert r.status == 1 and "PANIC" not in r.output, r.output[-3000:]
     assert "run: an environment entry is not NAME=VALUE" in r.output  # the last command, refused
     args = re.findall(r"^\[core \d+\] hello from a user task on core \d+ \(domain \d+\), argument (\d+)$", r.output, re.M)
-    assert args == ["9", "3", "12", "0"], args
+    assert args == ["9", "12", "3", "0", "0"], args
+    objects = re.findall(r"^heap +(\d+) objects in use", r.output, re.M)
+    assert len(objects) == 2 and objects[0] == objects[1], objects
     for name, _ in paths:
         assert re.search(rf"^mosaic: program {name} (refused: |from the host: )", r.output, re.M), (name, r.output[:4000])
