@@ -70,7 +70,8 @@ USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 # user/include first: picolibc's headers with what Mosaic's runtime adds (the POSIX clocks)
 USER_CFLAGS += -Iuser/include
 # What scripts/mosaic-cc reads (make -s user-build-vars) to build a program outside the tree as
-# the rule below builds the tree's own: the compiler, the flags, the link and the runtime's files.
+# the rule below builds the tree's own: the compiler, the flags, the link and the runtime's files,
+# and the MPI library's (MPI_LIB, where the Makefile has one).
 USER_LDFLAGS := -nostartfiles -static -T user/user.ld
 USER_LINK_SRCS := user/crt0.S user/runtime.c
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGRAMS))
@@ -128,6 +129,7 @@ user-build-vars:
 	@echo 'USER_CFLAGS=$(USER_CFLAGS)'
 	@echo 'USER_LDFLAGS=$(USER_LDFLAGS)'
 	@echo 'USER_LINK_SRCS=$(USER_LINK_SRCS)'
+	@echo 'USER_MPI_SRCS=$(MPI_LIB)'
 
 # the fuzzer is one translation unit split into headers
 $(BUILD)/user/fuzz.elf: $(wildcard user/fuzz_*.h)

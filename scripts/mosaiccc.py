@@ -18,7 +18,8 @@ class BuildVarsError(Exception):
 
 
 def build_vars(root=ROOT):
-    """{'CC', 'USER_CFLAGS', 'USER_LDFLAGS', 'USER_LINK_SRCS'} as the Makefile has them (strings)."""
+    """{'CC', 'USER_CFLAGS', 'USER_LDFLAGS', 'USER_LINK_SRCS', 'USER_MPI_SRCS'} as the Makefile has them
+    (strings; USER_MPI_SRCS empty while the tree has no MPI library)."""
     r = subprocess.run(["make", "-s", "--no-print-directory", "-C", str(root), "user-build-vars"],
                        capture_output=True, text=True)
     if r.returncode:
@@ -56,7 +57,7 @@ def command(user_args, root=ROOT, build=None):
     cmd = shlex.split(v["CC"]) + _absolute(cflags, root)
     if any(a in COMPILE_ONLY for a in user_args):
         return cmd + list(user_args)
-    # the runtime's files first (crt0's _start leads the text), then the user's, whose -l options
-    # then come after the objects that need them
-    return (cmd + _absolute(shlex.split(v["USER_LDFLAGS"]), root) + _absolute(shlex.split(v["USER_LINK_SRCS"]), root)
-            + list(user_args))
+    # the runtime's files and the MPI library's first (crt0's _start leads the text), then the
+    # user's, whose -l options then come after the objects that need them
+    srcs = shlex.split(v["USER_LINK_SRCS"]) + shlex.split(v.get("USER_MPI_SRCS", ""))
+    return cmd + _absolute(shlex.split(v["USER_LDFLAGS"]), root) + _absolute(srcs, root) + list(user_args)
