@@ -95,12 +95,17 @@ struct mk *mk_self(void) { return mk_of(domain_of(this_cpu())); }
 void mk_send_core(struct mk *m, unsigned core, struct alloc_hdr *h, uint32_t len)
 {
 	(void)m;
-	unsigned hops = mesh_hops(this_cpu(), core);
-	/* stamped before the send, which takes its send time no earlier (a credit it waits for moves
-	 * that later): a receive is then never closer to its send than the NoC's latency */
-	trace_event(TR_SEND, h->job, core, (uint64_t)h->kind << 32 | hops);
+	/* A traced send is stamped before it leaves, as the send takes its send time no earlier (a
+	 * credit it waits for moves that later): a receive is then never closer to its send than
+	 * the NoC's latency. Untraced, the bookkeeping follows the send, off the message's path. */
+	bool traced = alloc_trace_recorded();
+	if (traced)
+		trace_event(TR_SEND, h->job, core, (uint64_t)h->kind << 32 | mesh_hops(this_cpu(), core));
 	int e = msg_send_typed(MSG_TYPE_ALLOC, (int)core, h->kind, h, len);
 	ASSERT(e == 0); /* cores and lengths are the kernel's own: a failure is a bug */
+	unsigned hops = mesh_hops(this_cpu(), core);
+	if (!traced)
+		trace_event(TR_SEND, h->job, core, (uint64_t)h->kind << 32 | hops);
 	if (h->kind != AK_SUBMIT)
 		stats_msg(h->job, h->kind, hops);
 }
