@@ -48,6 +48,7 @@
 #include "lib/string.h"
 #include "lib/stats.h"
 #include "kernel/time/vtime.h"
+#include "kernel/time/wait.h"
 #include "kernel/domain/background.h"
 
 #define MAX_REPS 64
@@ -93,6 +94,28 @@ static void handshake_post(volatile uint32_t *flag, uint32_t value, uint64_t *st
 
 static bool flag_is(volatile uint32_t *flag, uint32_t value) { return __atomic_load_n(flag, __ATOMIC_ACQUIRE) == value; }
 
+/* The idle wait of handshake_wait (kernel/time/wait.h): one look per wait, as a jump ends it
+ * (a new one starts from the new clock). */
+struct handshake {
+	volatile uint32_t *flag;
+	uint32_t value;
+	struct noc_mailbox *mb;
+	uint32_t seen; /* a message posted from here on changes events, and with sleeping set its sender wakes us */
+};
+
+static bool handshake_look(void *arg, struct vtime_wait_look *l)
+{
+	(void)arg;
+	l->own_ns = noc_mailbox_next_delivery(this_cpu());
+	return true;
+}
+
+static bool handshake_woken(void *arg)
+{
+	const struct handshake *h = arg;
+	return flag_is(h->flag, h->value) || __atomic_load_n(&h->mb->events, __ATOMIC_ACQUIRE) != h->seen;
+}
+
 static void handshake_wait(volatile uint32_t *flag, uint32_t value, const uint64_t *stamp)
 {
 	if (!vtime_active) {
@@ -101,20 +124,9 @@ static void handshake_wait(volatile uint32_t *flag, uint32_t value, const uint64
 	}
 	struct noc_mailbox *mb = &noc_mailboxes[this_cpu()];
 	while (!flag_is(flag, value)) {
-		/* a message posted from here on changes events, and with sleeping set its sender wakes us */
-		uint32_t seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
-		uint64_t wake;
-		vtime_wait_begin(); /* one wait per look: a jump ends it (a new one starts from the new clock) */
-		uint32_t nudges = vtime_nudges();
-		if (!vtime_idle(noc_mailbox_next_delivery(this_cpu()), UINT64_MAX, &wake)) {
-			mb->sleeping = 1;
-			fence();
-			WAIT_UNTIL(flag_is(flag, value) || __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
-					   vtime_nudges() != nudges,
-				   wake);
-			mb->sleeping = 0;
-		}
-		vtime_wait_end();
+		struct handshake h = {flag, value, mb, __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE)};
+		vtime_wait(&(const struct vtime_wait){.look = handshake_look, .woken = handshake_woken, .arg = &h,
+						      .sleeping = &mb->sleeping, .jump_ends = true});
 	}
 	vtime_advance_to(*stamp);
 }

@@ -10,12 +10,46 @@
 #include "kernel/domain/domain.h"
 #include "drivers/timer.h"
 #include "kernel/time/vtime.h"
+#include "kernel/time/wait.h"
+#include "drivers/noc/noc.h"
 
 /* A stop request names the loop it is for by its call's token: one that came as an earlier
  * loop ended (a late stopper) must not stop the next loop started here. */
 static bool stop_asked(struct dispatcher *d, uint64_t mine)
 {
 	return __atomic_load_n(&d->stop_request, __ATOMIC_ACQUIRE) == mine;
+}
+
+/* The idle wait of dispatcher_loop (kernel/time/wait.h): one look, then it runs what came. */
+struct loop_wait {
+	unsigned me;
+	struct dispatcher *d;
+	uint64_t mine;
+	uint32_t gen;
+};
+
+/* The dispatcher keeps time on this core's clock: under virtual time a timed task falling due
+ * is a jump, not a sleep (an observer's only once the machine has got there); on the machine's
+ * clock it is the timer's deadline. */
+static bool loop_wait_look(void *arg, struct vtime_wait_look *l)
+{
+	const struct loop_wait *w = arg;
+	uint64_t due = dispatcher_next_deadline(w->me), work = dispatcher_next_work_deadline(w->me);
+	if (vtime_active) {
+		l->own_ns = work ? timer_ticks_to_ns(work) : UINT64_MAX;
+		l->observer_ns = due ? timer_ticks_to_ns(due) : UINT64_MAX;
+	} else {
+		l->ticks = due;
+	}
+	return true;
+}
+
+/* A task queued here (IPI_WAKE from the emitter, and a new generation, since it may come with
+ * an earlier deadline than the one armed), or dispatcher_stop asks it to return. */
+static bool loop_wait_woken(void *arg)
+{
+	const struct loop_wait *w = arg;
+	return stop_asked(w->d, w->mine) || dispatcher_has_ready(w->me) || dispatcher_generation(w->me) != w->gen;
 }
 
 void dispatcher_loop(void *arg)
@@ -27,24 +61,13 @@ void dispatcher_loop(void *arg)
 	while (!stop_asked(d, mine)) {
 		if (dispatcher_run_one(me))
 			continue;
-		/* nothing to run: sleep until a task is queued here (IPI_WAKE from the emitter, and
-		 * a new generation, since it may come with an earlier deadline than the one we armed),
-		 * a timed task is due, or dispatcher_stop asks us to return */
-		uint32_t gen = dispatcher_generation(me);
-		/* the dispatcher keeps time on this core's clock: under virtual time a timed task
-		 * falling due is a jump, not a sleep (kernel/time/vtime.h) */
-		vtime_wait_begin();
-		uint64_t due = dispatcher_next_deadline(me), work = dispatcher_next_work_deadline(me), wake;
-		uint32_t nudges = vtime_nudges();
-		if (vtime_idle(work ? timer_ticks_to_ns(work) : UINT64_MAX, due ? timer_ticks_to_ns(due) : UINT64_MAX,
-			       &wake)) {
-			vtime_wait_end();
-			continue;
-		}
-		WAIT_UNTIL(stop_asked(d, mine) || dispatcher_has_ready(me) || dispatcher_generation(me) != gen ||
-				   vtime_nudges() != nudges,
-			   vtime_active ? wake : due);
-		vtime_wait_end();
+		/* nothing to run: one look and sleep, then run what came. Its mailbox says it sleeps
+		 * as every wait's does: a message noted to this core (to a task's endpoint it hosted)
+		 * lowers its bound, and it must wake to look past it, or it holds every other core
+		 * back until its timer */
+		struct loop_wait w = {.me = me, .d = d, .mine = mine, .gen = dispatcher_generation(me)};
+		vtime_wait(&(const struct vtime_wait){.look = loop_wait_look, .woken = loop_wait_woken, .arg = &w,
+						      .sleeping = &noc_mailboxes[me].sleeping, .jump_ends = true});
 	}
 }
 

@@ -6,6 +6,7 @@
 #include "drivers/noc/noc.h"
 #include "kernel/msg/msg.h"
 #include "kernel/time/vtime.h"
+#include "kernel/time/wait.h"
 #include "drivers/timer.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/task/kthread.h"
@@ -64,12 +65,70 @@ static bool ready_now(unsigned me, bool (*done)(void *), void *arg)
 	return done(arg) || work_ready(me);
 }
 
+/* The idle wait of wait_core (kernel/time/wait.h): what it has seen, and its deadlines. */
+struct core_idle {
+	unsigned me;
+	bool (*done)(void *);
+	void *arg;
+	struct noc_mailbox *mb;
+	uint32_t seen, generation; /* the mailbox's events and the dispatcher's generation as it looked */
+	uint64_t next;             /* the next delivery in flight to it before it looked for work */
+	uint64_t until, until_ns;  /* its deadlines (0: none): machine timer ticks, this core's clock */
+};
+
 /* Whether something wait_core waits for happened since it looked: done, a message, work. */
-static bool news(bool (*done)(void *), void *arg, uint32_t seen, uint64_t next, uint32_t generation)
+static bool news(const struct core_idle *c)
 {
-	unsigned me = this_cpu();
-	return ready_now(me, done, arg) || __atomic_load_n(&noc_mailboxes[me].events, __ATOMIC_ACQUIRE) != seen ||
-	       (!vtime_active && noc_now_ns() >= next) || dispatcher_generation(me) != generation;
+	return ready_now(c->me, c->done, c->arg) || __atomic_load_n(&c->mb->events, __ATOMIC_ACQUIRE) != c->seen ||
+	       (!vtime_active && noc_now_ns() >= c->next) || dispatcher_generation(c->me) != c->generation;
+}
+
+/* This core's own next events: a message in flight to it, a task falling due (the dispatcher
+ * keeps time on this core's clock), the end of a sleep. */
+static bool core_idle_look(void *arg, struct vtime_wait_look *l)
+{
+	struct core_idle *c = arg;
+	unsigned me = c->me;
+	uint64_t posted = vtime_active ? noc_mailbox_next_delivery(me) : UINT64_MAX;
+	uint64_t task_due = dispatcher_next_deadline(me), work_due = dispatcher_next_work_deadline(me);
+	uint64_t own = posted < c->next ? posted : c->next;
+	uint64_t work_ns = work_due ? timer_ticks_to_ns(work_due) : UINT64_MAX;
+	if (vtime_active && work_ns < own)
+		own = work_ns;
+	if (c->until_ns && c->until_ns < own)
+		own = c->until_ns;
+	/* work handed over since the last look is due now: published as such, this core's bound
+	 * stays at its clock until it has run it (a hand-over's note may have come before
+	 * vtime_wait_begin, which forgets notes). So is a message posted since `seen`: one that
+	 * came while background_work ran and is visible by the wait's clock is neither in `next`
+	 * (computed before it came) nor in `posted` (not in flight any more), and its note was
+	 * forgotten. Published as "nothing before `until_ns`", the core would let others jump past
+	 * the reply it is about to send (a micro-kernel's echo would come seconds late on large
+	 * meshes) */
+	if (vtime_active &&
+	    (ready_now(me, c->done, c->arg) || __atomic_load_n(&c->mb->events, __ATOMIC_ACQUIRE) != c->seen))
+		own = 0;
+	l->own_ns = own;
+	l->observer_ns = vtime_active && task_due ? timer_ticks_to_ns(task_due) : UINT64_MAX;
+	/* on the machine's clock a periodic or delayed task falls due by the timer */
+	uint64_t ticks = !vtime_active ? task_due : 0;
+	if (c->until && (!ticks || c->until < ticks))
+		ticks = c->until;
+	l->ticks = ticks;
+	return true;
+}
+
+static bool core_idle_woken(void *arg) { return news(arg); }
+
+/* Under virtual time a poll that found nothing new keeps waiting, so that the wake-up's
+ * instructions are taken back (kernel/time/vtime.c); so does a nudge (the core it is blocked
+ * on moved: look again). Until its machine-timer deadline. */
+static bool core_idle_keep(void *arg, bool woke)
+{
+	const struct core_idle *c = arg;
+	if (woke && vtime_active && !news(c))
+		woke = false;
+	return !woke && vtime_active && !(c->until && timer_now() >= c->until);
 }
 
 /* The wait of core_wait_until, with an optional deadline on this core's clock too (ns,
@@ -101,51 +160,11 @@ static bool wait_core(bool (*done)(void *), void *arg, uint64_t until, uint64_t 
 		uint64_t next = noc_mailbox_next_delivery(me);
 		if (background_work())
 			continue;
-		/* this core's own next events: a message in flight to it, a task falling due (the
-		 * dispatcher keeps time on this core's clock), the end of a sleep */
-		vtime_wait_begin();
-		for (;;) {
-			uint64_t posted = vtime_active ? noc_mailbox_next_delivery(me) : UINT64_MAX;
-			uint64_t task_due = dispatcher_next_deadline(me), work_due = dispatcher_next_work_deadline(me);
-			uint64_t own = posted < next ? posted : next;
-			uint64_t work_ns = work_due ? timer_ticks_to_ns(work_due) : UINT64_MAX;
-			uint64_t observer_ns = vtime_active && task_due ? timer_ticks_to_ns(task_due) : UINT64_MAX;
-			if (vtime_active && work_ns < own)
-				own = work_ns;
-			if (until_ns && until_ns < own)
-				own = until_ns;
-			/* work handed over since the last look is due now: published as such, this core's
-			 * bound stays at its clock until it has run it (a hand-over's note may have come
-			 * before vtime_wait_begin, which forgets notes). So is a message posted since
-			 * `seen`: one that came while background_work ran and is visible by the wait's
-			 * clock is neither in `next` (computed before it came) nor in `posted` (not in
-			 * flight any more), and its note was forgotten. Published as "nothing before
-			 * `until_ns`", the core would let others jump past the reply it is about to send
-			 * (a micro-kernel's echo would come seconds late on large meshes) */
-			if (vtime_active && (ready_now(me, done, arg) ||
-					     __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen))
-				own = 0;
-			uint64_t deadline;
-			uint32_t nudges = vtime_nudges();
-			if (vtime_idle(own, observer_ns, &deadline))
-				break; /* the clock reached this core's next event */
-			if (!vtime_active && task_due && (!deadline || task_due < deadline))
-				deadline = task_due; /* a periodic or delayed task falls due */
-			if (until && (!deadline || until < deadline))
-				deadline = until;
-			mb->sleeping = 1;
-			fence();
-			bool woke = WAIT_UNTIL(news(done, arg, seen, next, generation) || vtime_nudges() != nudges, deadline);
-			mb->sleeping = 0;
-			/* under virtual time a poll that found nothing new keeps waiting, so that the
-			 * wake-up's instructions are taken back (kernel/time/vtime.c); so does a nudge (the core
-			 * it is blocked on moved: look again) */
-			if (woke && vtime_active && !news(done, arg, seen, next, generation))
-				woke = false;
-			if (woke || !vtime_active || (until && timer_now() >= until))
-				break;
-		}
-		vtime_wait_end();
+		struct core_idle c = {.me = me, .done = done, .arg = arg, .mb = mb, .seen = seen, .generation = generation,
+				      .next = next, .until = until, .until_ns = until_ns};
+		vtime_wait(&(const struct vtime_wait){.look = core_idle_look, .woken = core_idle_woken,
+						      .keep = core_idle_keep, .arg = &c, .sleeping = &mb->sleeping,
+						      .jump_ends = true});
 	}
 }
 
@@ -184,24 +203,41 @@ void core_sleep_us(uint64_t us)
  * else. Its mailbox says it sleeps, so a message posted to it wakes it to forget that
  * message's note (vtime_idle_for_handover); the note of the hand-over itself is kept.
  */
+struct handover_wait {
+	bool (*done)(void *);
+	void *arg;
+};
+
+static bool handover_look(void *arg, struct vtime_wait_look *l)
+{
+	const struct handover_wait *h = arg;
+	(void)l; /* nothing of its own to wait for */
+	return !h->done(h->arg);
+}
+
+static bool handover_woken(void *arg)
+{
+	const struct handover_wait *h = arg;
+	return h->done(h->arg);
+}
+
+static bool handover_keep(void *arg, bool woke)
+{
+	(void)arg;
+	(void)woke;
+	return true; /* its look tells whether the hand-over came */
+}
+
 void core_sleep_for_handover(bool (*done)(void *), void *arg)
 {
 	if (!vtime_active) {
 		WAIT_UNTIL(done(arg), 0);
 		return;
 	}
-	struct noc_mailbox *mb = &noc_mailboxes[this_cpu()];
-	vtime_wait_begin();
-	while (!done(arg)) {
-		uint32_t nudges = vtime_nudges();
-		if (!vtime_idle_for_handover())
-			continue; /* a hand-over came since the last look at done: look again first */
-		mb->sleeping = 1;
-		fence();
-		WAIT_UNTIL(done(arg) || vtime_nudges() != nudges, 0);
-		mb->sleeping = 0;
-	}
-	vtime_wait_end();
+	struct handover_wait h = {done, arg};
+	vtime_wait(&(const struct vtime_wait){.look = handover_look, .woken = handover_woken, .keep = handover_keep,
+					      .arg = &h, .sleeping = &noc_mailboxes[this_cpu()].sleeping,
+					      .handover = true});
 }
 
 /* The end of every hand-over: notes each target at now (after what it hands over is visible),

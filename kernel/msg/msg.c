@@ -18,6 +18,7 @@
 #include "lib/string.h"
 #include "lib/bits.h"
 #include "kernel/time/vtime.h"
+#include "kernel/time/wait.h"
 #include "kernel/task/share/share.h"
 
 uint64_t msg_user_buffer = MSG_USER_BUFFER_DEFAULT;
@@ -464,6 +465,63 @@ static inline __attribute__((always_inline)) bool direct_done(void *arg)
 	return d->result != -EAGAIN;
 }
 
+/* What ends a user task's wait early: its kill (it gives up) and input typed on the shell's core. */
+static inline bool task_wait_stops(void) { return hart_kill_pending() || shell_edge_due(); }
+
+/* The idle wait of wait_until_done (kernel/time/wait.h): what it has seen of its core's mailbox. */
+struct msg_wait {
+	unsigned me, id;
+	const struct endpoint *ep;
+	struct noc_mailbox *mb;
+	uint32_t seen;   /* the mailbox's events as the last look before the wait, or the last poll, saw them */
+	uint64_t next_ns; /* the next delivery in flight to it as the drain left it */
+	bool interruptible;
+};
+
+static inline __attribute__((always_inline)) bool msg_wait_look(void *arg, struct vtime_wait_look *l)
+{
+	struct msg_wait *w = arg;
+	/* including what came since the drain (without virtual time the sender's wake-up tells) */
+	uint64_t posted = vtime_active ? noc_mailbox_next_delivery(w->me) : UINT64_MAX;
+	uint64_t own = posted < w->next_ns ? posted : w->next_ns;
+	/* a message posted since `seen` (during the drain, say) and visible by now is in neither
+	 * figure, and vtime_wait_begin forgot its note: it is due now, or this core would publish
+	 * a bound past the reply it is about to send */
+	if (vtime_active && __atomic_load_n(&w->mb->events, __ATOMIC_ACQUIRE) != w->seen && something_visible(w->me))
+		own = 0;
+	/* so is a kill that came since the look before the wait: vtime_wait_begin forgot its note
+	 * (utask_kill), and the core must not publish a bound past it; and so is typed input,
+	 * which the shell serves on this core's clock */
+	if (w->interruptible && task_wait_stops())
+		own = 0;
+	l->own_ns = own;
+	return true;
+}
+
+static inline __attribute__((always_inline)) bool msg_wait_woken(void *arg)
+{
+	struct msg_wait *w = arg;
+	return __atomic_load_n(&w->mb->events, __ATOMIC_ACQUIRE) != w->seen ||
+	       (!vtime_active && noc_now_ns() >= w->next_ns) || (w->interruptible && task_wait_stops()) ||
+	       share_msg_news();
+}
+
+/* News ends the wait; a poll, or a message still in flight, keeps it waiting, so that the
+ * instructions of the wake-up are taken back and the clock does not depend on when it came. */
+static inline __attribute__((always_inline)) bool msg_wait_keep(void *arg, bool woke)
+{
+	struct msg_wait *w = arg;
+	(void)woke;
+	if (!vtime_active || (w->interruptible && task_wait_stops()) || share_msg_news())
+		return false;
+	uint32_t now_seen = __atomic_load_n(&w->mb->events, __ATOMIC_ACQUIRE);
+	if (now_seen != w->seen &&
+	    ((w->ep->send_head && sends_may_go(w->id, w->ep)) || something_visible(w->me) || share_msg_others()))
+		return false; /* something to do now (for another task time-sliced here: a credit to it) */
+	w->seen = now_seen;
+	return true;
+}
+
 /* Makes progress on endpoint id, sleeping in WFI between attempts, until done(arg) (done NULL: a
  * blocking receive's direct_recv, checked inline): true
  * then. An interruptible wait (a user task's) gives up, false, once its task is to be
@@ -474,9 +532,6 @@ static inline __attribute__((always_inline)) bool direct_done(void *arg)
  * (shell_task_edge), and waits again.
  * Inlined into its three callers: a blocking receive whose message comes then returns through
  * one frame, not two, on a barrier's critical path at every level (docs/noc.md). */
-/* What ends a user task's wait early: its kill (it gives up) and input typed on the shell's core. */
-static inline bool task_wait_stops(void) { return hart_kill_pending() || shell_edge_due(); }
-
 static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, bool (*done)(void *), void *arg,
 								  bool interruptible)
 {
@@ -516,45 +571,12 @@ static inline __attribute__((always_inline)) bool wait_until_done(unsigned id, b
 			continue; /* another task of this core ran meanwhile (or a spinner's slice goes on) */
 		uint64_t blocked_from = vtime_now_ns();
 		/* nothing to do before the next message in flight to us arrives: under virtual
-		 * time the clock jumps there once that is safe (kernel/time/vtime.c), else we sleep */
-		vtime_wait_begin();
-		for (;;) {
-			/* including what came since the drain (without virtual time the sender's wake-up tells) */
-			uint64_t posted = vtime_active ? noc_mailbox_next_delivery(me) : UINT64_MAX;
-			uint64_t own = posted < next_ns ? posted : next_ns;
-			/* a message posted since `seen` (during the drain, say) and visible by now is in
-			 * neither figure, and vtime_wait_begin forgot its note: it is due now, or this
-			 * core would publish a bound past the reply it is about to send */
-			if (vtime_active && __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen &&
-			    something_visible(me))
-				own = 0;
-			/* so is a kill that came since the check above: vtime_wait_begin forgot its note
-			 * (utask_kill), and the core must not publish a bound past it; and so is typed
-			 * input, which the shell serves on this core's clock */
-			if (interruptible && task_wait_stops())
-				own = 0;
-			uint64_t wake;
-			uint32_t nudges = vtime_nudges();
-			if (vtime_idle(own, UINT64_MAX, &wake))
-				break; /* the clock reached the next arrival: look */
-			mb->sleeping = 1;
-			fence();
-			WAIT_UNTIL(__atomic_load_n(&mb->events, __ATOMIC_ACQUIRE) != seen ||
-					   (!vtime_active && noc_now_ns() >= next_ns) ||
-					   (interruptible && task_wait_stops()) || vtime_nudges() != nudges ||
-					   share_msg_news(),
-				   wake);
-			mb->sleeping = 0;
-			if (!vtime_active || (interruptible && task_wait_stops()) || share_msg_news())
-				break;
-			uint32_t now_seen = __atomic_load_n(&mb->events, __ATOMIC_ACQUIRE);
-			if (now_seen != seen && ((ep->send_head && sends_may_go(id, ep)) || something_visible(me) || share_msg_others()))
-				break; /* something to do now (for another task time-sliced here: a credit to it) */
-			/* a poll, or a message still in flight: keep waiting, so that the instructions
-			 * of this wake-up are taken back and the clock does not depend on when it came */
-			seen = now_seen;
-		}
-		vtime_wait_end();
+		 * time the clock jumps there once that is safe (kernel/time/vtime.c), and the
+		 * caller looks again; else we sleep */
+		struct msg_wait w = {.me = me, .id = id, .ep = ep, .mb = mb, .seen = seen, .next_ns = next_ns,
+				     .interruptible = interruptible};
+		vtime_wait(&(const struct vtime_wait){.look = msg_wait_look, .woken = msg_wait_woken, .keep = msg_wait_keep,
+						      .arg = &w, .sleeping = &mb->sleeping, .jump_ends = true});
 		share_msg_blocked(blocked_from);
 		if (interruptible)
 			shell_task_edge();

@@ -32,6 +32,8 @@
  */
 #include "kernel/time/vtime.h"
 #include "kernel/time/vclock.h"
+#include "kernel/time/wait.h"
+#include "drivers/noc/noc.h"
 #include "kernel/core/hart.h"
 #include "kernel/core/bootargs.h"
 #include "kernel/console/console.h"
@@ -1164,8 +1166,29 @@ void vtime_external_event(void)
 	vtime_advance_to(latest);
 }
 
+struct sleep_wait {
+	uint64_t deadline_ns;
+	bool (*stop)(void);
+};
+
+static bool sleep_look(void *arg, struct vtime_wait_look *l)
+{
+	const struct sleep_wait *w = arg;
+	/* a stop that came since the caller looked is due now: the wait's beginning forgot the
+	 * note that came with it (a kill, kernel/task/utask.c) */
+	l->own_ns = w->stop && w->stop() ? 0 : w->deadline_ns;
+	return true;
+}
+
+static bool sleep_woken(void *arg)
+{
+	const struct sleep_wait *w = arg;
+	return w->stop && w->stop();
+}
+
 bool vtime_sleep_until_ns(uint64_t deadline_ns, bool (*stop)(void))
 {
+	struct sleep_wait w = {deadline_ns, stop};
 	for (;;) {
 		if (stop && stop())
 			return false;
@@ -1175,14 +1198,9 @@ bool vtime_sleep_until_ns(uint64_t deadline_ns, bool (*stop)(void))
 			WAIT_UNTIL((stop && stop()) || timer_now_ns() >= deadline_ns, timer_ns_to_ticks_ceil(deadline_ns));
 			continue;
 		}
-		vtime_wait_begin();
-		uint64_t wake;
-		uint32_t nudges = vtime_nudges();
-		/* a stop that came since the look above is due now: the wait's beginning forgot the
-		 * note that came with it (a kill, kernel/task/utask.c) */
-		if (!vtime_idle(stop && stop() ? 0 : deadline_ns, UINT64_MAX, &wake))
-			WAIT_UNTIL((stop && stop()) || vtime_nudges() != nudges, wake);
-		vtime_wait_end();
+		/* one look per wait: a jump, a stop or the deadline ends it, and the loop looks again */
+		vtime_wait(&(const struct vtime_wait){.look = sleep_look, .woken = sleep_woken, .arg = &w,
+						      .sleeping = &noc_mailboxes[this_cpu()].sleeping, .jump_ends = true});
 	}
 }
 

@@ -34,6 +34,7 @@
 #include "kernel/core/bootargs.h"
 #include "kernel/domain/domain.h"
 #include "kernel/time/vtime.h"
+#include "kernel/time/wait.h"
 #include "kernel/console/console.h"
 #include "kernel/console/shell.h"
 #include "kernel/task/utask.h"
@@ -596,30 +597,47 @@ static bool group_over(const struct share_group *g)
 
 static bool can_run(struct share_core *sc) { return pick(sc) >= 0 || share_has_news(sc) || group_over(sc->g); }
 
+/* The idle wait of wait_for (kernel/time/wait.h). */
+struct share_core_wait {
+	struct share_core *sc;
+	bool (*ready)(struct share_core *);
+};
+
+static bool share_wait_look(void *arg, struct vtime_wait_look *l)
+{
+	const struct share_core_wait *w = arg;
+	if (w->ready(w->sc))
+		return false;
+	shell_task_edge(); /* on the shell's core, the shell reads what was typed meanwhile */
+	balance_here(&l->own_ns); /* a task handed to this core arrives then: it must look */
+	if (shell_edge_due())
+		l->own_ns = 0; /* served on this core's clock: no bound past it */
+	return true;
+}
+
+static bool share_wait_woken(void *arg)
+{
+	const struct share_core_wait *w = arg;
+	return w->ready(w->sc) || shell_edge_due();
+}
+
+static bool share_wait_keep(void *arg, bool woke)
+{
+	(void)arg;
+	(void)woke;
+	return true; /* its look tells whether it is ready */
+}
+
 /* Waits in WFI until ready(sc), published to virtual time as waiting on the core's clock
- * (its clock does not run on while it waits; an IPI wakes it). Interrupts are on. */
+ * (its clock does not run on while it waits; an IPI wakes it). Interrupts are on. The NoC
+ * wakes the sleeping core for a message or credit to any endpoint it hosts or hosted: such a
+ * hand-over lowers its bound, and it must look again to forget it (kernel/time/vtime.c,
+ * forget_looked_notes), or it holds every other core back. */
 static void wait_for(struct share_core *sc, bool (*ready)(struct share_core *))
 {
-	struct noc_mailbox *mb = &noc_mailboxes[this_cpu()];
-	vtime_wait_begin();
-	while (!ready(sc)) {
-		shell_task_edge(); /* on the shell's core, the shell reads what was typed meanwhile */
-		uint64_t wake = 0, balance_next;
-		uint32_t nudges = vtime_nudges();
-		balance_here(&balance_next); /* a task handed to this core arrives then: it must look */
-		if (shell_edge_due())
-			balance_next = 0; /* served on this core's clock: no bound past it */
-		if (vtime_idle(balance_next, UINT64_MAX, &wake))
-			continue;
-		/* the NoC wakes a sleeping core for a message or credit to any endpoint it hosts or
-		 * hosted: such a hand-over lowers its bound, and it must look again to forget it
-		 * (kernel/time/vtime.c, forget_looked_notes), or it holds every other core back */
-		mb->sleeping = 1;
-		fence();
-		WAIT_UNTIL(ready(sc) || vtime_nudges() != nudges || shell_edge_due(), wake);
-		mb->sleeping = 0;
-	}
-	vtime_wait_end();
+	struct share_core_wait w = {sc, ready};
+	vtime_wait(&(const struct vtime_wait){.look = share_wait_look, .woken = share_wait_woken, .keep = share_wait_keep,
+					      .arg = &w, .sleeping = &noc_mailboxes[this_cpu()].sleeping});
 }
 
 static bool all_started(struct share_core *sc)
