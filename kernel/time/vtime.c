@@ -1120,9 +1120,9 @@ static inline __attribute__((always_inline)) bool note(unsigned core, uint64_t t
 	/* its bound dropped, so it may now block others: it must look again even if the
 	 * hand-over is not what it waits for (a call's end while it awaits another call, a
 	 * message to a task that has moved away), so every wait of vtime_idle also wakes
-	 * for a changed nudge count. The IPI is the hand-over's: every wait that sleeps with
-	 * nothing to wait for must be one its hand-overs wake (the NoC wakes a core whose
-	 * mailbox says it sleeps; share.c's wait_for says so too). No IPI is sent here as
+	 * for a changed nudge count. The IPI is the hand-over's: every wait must be one its
+	 * hand-overs wake (the NoC wakes a core whose mailbox says it sleeps, and vtime_wait
+	 * marks it around every sleep, kernel/time/wait.h). No IPI is sent here as
 	 * well: a second interrupt, taken after the wait ended, would count its handler's
 	 * instructions on the receiver's clock and change a ping-pong's time */
 	__atomic_fetch_add(&v->nudges, 1, __ATOMIC_RELEASE);

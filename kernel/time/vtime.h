@@ -71,7 +71,8 @@ static inline void vtime_advance_to(uint64_t t_ns) { if (vtime_active) vtime_adv
  * which to look again (0: none, wait for an interrupt). An observer's release is reached
  * only once the rest of the machine has got there (an idle machine does not run its
  * observers forward), and it is not published as a time this core may send at. Between
- * vtime_wait_begin and vtime_wait_end the core is published as waiting.
+ * vtime_wait_begin and vtime_wait_end the core is published as waiting. The kernel's waits
+ * call these through vtime_wait (kernel/time/wait.h), which does every step of a wait once.
  */
 void vtime_wait_begin_active(void);
 static inline void vtime_wait_begin(void) { if (vtime_active) vtime_wait_begin_active(); }
