@@ -195,14 +195,7 @@ void core_sleep_us(uint64_t us)
 		core_wait_until(never, 0, timer_now() + timer_us_to_ticks(us));
 }
 
-/*
- * A core asleep outside the clock counts as running at the clock it stopped at and holds every
- * other core back there: a task waited for inside a task, that itself waited on its core's
- * clock, got through only as the waiter's clock crept up with the wake-ups it took
- * (docs/time.md). So the core sleeps as one that waits for the hand-over's note and nothing
- * else. Its mailbox says it sleeps, so a message posted to it wakes it to forget that
- * message's note (vtime_idle_for_handover); the note of the hand-over itself is kept.
- */
+/* The wait of core_sleep_for_handover (kernel/time/wait.h): for done(arg) and nothing of its own. */
 struct handover_wait {
 	bool (*done)(void *);
 	void *arg;
@@ -221,13 +214,14 @@ static bool handover_woken(void *arg)
 	return h->done(h->arg);
 }
 
-static bool handover_keep(void *arg, bool woke)
-{
-	(void)arg;
-	(void)woke;
-	return true; /* its look tells whether the hand-over came */
-}
-
+/*
+ * A core asleep outside the clock counts as running at the clock it stopped at and holds every
+ * other core back there: a task waited for inside a task, that itself waited on its core's
+ * clock, got through only as the waiter's clock crept up with the wake-ups it took
+ * (docs/time.md). So the core sleeps as one that waits for the hand-over's note and nothing
+ * else. Its mailbox says it sleeps, so a message posted to it wakes it to forget that
+ * message's note (vtime_idle_for_handover); the note of the hand-over itself is kept.
+ */
 void core_sleep_for_handover(bool (*done)(void *), void *arg)
 {
 	if (!vtime_active) {
@@ -235,9 +229,9 @@ void core_sleep_for_handover(bool (*done)(void *), void *arg)
 		return;
 	}
 	struct handover_wait h = {done, arg};
-	vtime_wait(&(const struct vtime_wait){.look = handover_look, .woken = handover_woken, .keep = handover_keep,
-					      .arg = &h, .sleeping = &noc_mailboxes[this_cpu()].sleeping,
-					      .handover = true});
+	vtime_wait(&(const struct vtime_wait){.look = handover_look, .woken = handover_woken,
+					      .keep = vtime_wait_look_again, .arg = &h,
+					      .sleeping = &noc_mailboxes[this_cpu()].sleeping, .handover = true});
 }
 
 /* The end of every hand-over: notes each target at now (after what it hands over is visible),

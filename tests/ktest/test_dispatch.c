@@ -18,6 +18,7 @@
 #include "kernel/domain/domain.h"
 #include "kernel/dispatch/dispatcher.h"
 #include "kernel/dispatch/dispatch_internal.h"
+#include "kernel/msg/msg.h"
 #include "drivers/timer.h"
 #include "lib/string.h"
 
@@ -1053,4 +1054,67 @@ KTEST(dispatch, run_one_runs_at_most_one_task)
 {
 	run_one_body(kt);
 	cleanup(t_one, 8);
+}
+
+/* ---- a dispatcher's core woken by a message ---- */
+
+#define STRAY_TAG 4601 /* the stray message's tag: nothing else in the suites sends it */
+/* Machine time the sleep may take (it takes well under 1 ms): a dispatcher that slept on with the
+ * message's bound was found only by a safety timer, 150 ms and more later. */
+#define STRAY_WAIT_US 100000
+
+static uint64_t stray_until;
+static bool stray_stuck(void) { return timer_now() >= stray_until; }
+
+struct stray {
+	unsigned from;
+	int result;
+};
+
+/* On the dispatcher's core once its loop is stopped: takes the stray message back. */
+static void take_stray(void *arg)
+{
+	struct stray *s = arg;
+	uint64_t v;
+	struct msg_status st;
+	s->result = msg_recv((int)s->from, STRAY_TAG, &v, sizeof v, &st);
+}
+
+/* A message to a core whose dispatcher sleeps with nothing to run (to an endpoint it hosts, which
+ * the loop never reads) lowers the core's bound to the message's arrival. The core must wake for
+ * it and look past it, as every idle wait does with its mailbox marked sleeping: one that slept on
+ * held every other core at that time, and a sleep 1 ms ahead on this core's clock never ended. */
+static void stray_body(struct ktest_ctx *kt)
+{
+	unsigned x = other_core(0);
+	KT_ASSERT_EQ(dispatcher_start(x), 0);
+	timer_sleep_us(20000); /* off the clock, in WFI: the loop runs to its sleep meanwhile */
+	uint64_t v = 46;
+	KT_ASSERT_EQ(msg_send((int)x, STRAY_TAG, &v, sizeof v), 0);
+	uint64_t m0 = timer_now(), t0 = vtime_now_ns();
+	stray_until = m0 + timer_us_to_ticks(STRAY_WAIT_US);
+	bool slept = vtime_sleep_until_ns(t0 + 1000000, stray_stuck);
+	kprintf("ktest:   a sleep of 1 ms on this core's clock beside a dispatcher given a message: %s after %lu us "
+		"of machine time\n", slept ? "ended" : "stuck", timer_ticks_to_ns(timer_now() - m0) / 1000);
+	uint64_t woke_ns = vtime_now_ns();
+	/* the loop stopped and the message taken back first, whatever the verdict */
+	KT_ASSERT_EQ(dispatcher_stop(x), 0);
+	struct stray s = {.from = this_cpu(), .result = 1};
+	uint16_t core = (uint16_t)x;
+	KT_ASSERT(ktest_run_on(&core, 1, take_stray, &s));
+	KT_ASSERT_EQ(s.result, 0);
+	KT_ASSERT(slept);
+	KT_ASSERT(woke_ns >= t0 + 1000000);
+}
+
+KTEST(dispatch, a_message_to_a_dispatchers_core_holds_no_clock_back)
+{
+	if (!vtime_active) {
+		kprintf("ktest:   (skipped: the cores' clocks only)\n");
+		return;
+	}
+	if (too_few_harts(2))
+		return;
+	stray_body(kt);
+	cleanup(0, 0);
 }

@@ -621,13 +621,6 @@ static bool share_wait_woken(void *arg)
 	return w->ready(w->sc) || shell_edge_due();
 }
 
-static bool share_wait_keep(void *arg, bool woke)
-{
-	(void)arg;
-	(void)woke;
-	return true; /* its look tells whether it is ready */
-}
-
 /* Waits in WFI until ready(sc), published to virtual time as waiting on the core's clock
  * (its clock does not run on while it waits; an IPI wakes it). Interrupts are on. The NoC
  * wakes the sleeping core for a message or credit to any endpoint it hosts or hosted: such a
@@ -636,8 +629,9 @@ static bool share_wait_keep(void *arg, bool woke)
 static void wait_for(struct share_core *sc, bool (*ready)(struct share_core *))
 {
 	struct share_core_wait w = {sc, ready};
-	vtime_wait(&(const struct vtime_wait){.look = share_wait_look, .woken = share_wait_woken, .keep = share_wait_keep,
-					      .arg = &w, .sleeping = &noc_mailboxes[this_cpu()].sleeping});
+	vtime_wait(&(const struct vtime_wait){.look = share_wait_look, .woken = share_wait_woken,
+					      .keep = vtime_wait_look_again, .arg = &w,
+					      .sleeping = &noc_mailboxes[this_cpu()].sleeping});
 }
 
 static bool all_started(struct share_core *sc)
