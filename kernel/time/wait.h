@@ -1,5 +1,5 @@
 /*
- * The idle wait on the cores' clocks (docs/time.md, "Waiting"): the one way a core waits for
+ * The idle wait on the cores' clocks (docs/time.md, "Waiting: vtime_wait"): the one way a core waits for
  * something with nothing to do meanwhile, on both clocks. Every waiter of the kernel (a message
  * wait, the idle loop, a share core, a dispatcher, a sleep, a hand-over) is a vtime_wait.
  *
@@ -14,7 +14,7 @@
  *           vtime_idle_for_handover forgets the notes the look covered); a move ends the wait or
  *           looks again at once (jump_ends);
  *   sleep   otherwise the core sleeps in WFI until the caller's condition holds, the core it is
- *           blocked on nudges it (vtime_nudges, read before the look) or the deadline passes, with
+ *           blocked on nudges it (vtime_nudges, read before vtime_idle) or the deadline passes, with
  *           its mailbox marked sleeping, so that every sender of a message or credit to it wakes
  *           it: such a hand-over lowers its bound and must be looked at (forgotten, if it is not
  *           for this wait) or it holds every other core back;
@@ -26,8 +26,9 @@
  * virtual time off the same passes sleep until the condition or the deadline vtime_idle gives
  * for the next event on the machine's clock (in timer ticks) or the look's deadline.
  *
- * Inline, with the caller's functions given as constants: they are inlined into the wait, and no
- * call or frame lies on a blocking receive's path. The functions see the caller's own state
+ * Inline, with the caller's functions given as constants: they become direct calls, inlined
+ * where the caller marks them always_inline (the message wait's, so that no call or frame lies
+ * on a blocking receive's path). The functions see the caller's own state
  * through arg, which keep may update (what a pass has seen).
  */
 #ifndef KERNEL_TIME_WAIT_H
