@@ -1076,7 +1076,7 @@ static void take_stray(void *arg)
 {
 	struct stray *s = arg;
 	uint64_t v;
-	struct msg_status st;
+	struct mosaic_status st;
 	s->result = msg_recv((int)s->from, STRAY_TAG, &v, sizeof v, &st);
 }
 
