@@ -46,14 +46,28 @@ FILE *const stdout = &console;
 FILE *const stderr = &console;
 FILE *const stdin = &console;
 
+/* sbrk moves the break by exactly incr, as malloc expects: the kernel maps whole pages, so the
+ * break malloc sees runs ahead of the mapped one only within the last page. (Returning the
+ * kernel's page-rounded break made every small malloc take a fresh page.) The heap_grow(0)
+ * first also keeps an i-let without a heap: it answers -EPERM there. */
+static char *logical_brk;
+
 void *sbrk(ptrdiff_t incr)
 {
-	long old = mosaic_heap_grow(incr);
-	if (old < 0) {
+	long mapped = mosaic_heap_grow(0);
+	if (mapped < 0 || incr < 0) {
 		errno = ENOMEM;
 		return (void *)-1;
 	}
-	return (void *)old;
+	if (!logical_brk || logical_brk > (char *)mapped)
+		logical_brk = (char *)mapped;
+	char *old = logical_brk;
+	if ((size_t)incr > (size_t)((char *)mapped - old) && mosaic_heap_grow(incr - ((char *)mapped - old)) < 0) {
+		errno = ENOMEM;
+		return (void *)-1;
+	}
+	logical_brk = old + incr;
+	return old;
 }
 
 /* picolibc calls _exit after main when exit() is used */
