@@ -64,7 +64,7 @@ LDFLAGS := -nostdlib -static -no-pie -Wl,-L,$(BUILD) -Wl,-T,linker.ld -Wl,--no-w
 # User programs: separate ELF files linked at USER_BASE against picolibc, embedded in the kernel.
 # They have the FPU (rv64gc = imafd_zicsr_zifencei + c, the lp64d ABI: picolibc's rv64imafdc/lp64d
 # multilib); the kernel saves and restores their FP state (docs/microkernel.md) and stays integer-only.
-USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz shmtest shmbench spmd jobspawn fpu args mpitest
+USER_PROGRAMS := hello kcalls fault badptr marker coll isort stencil ring compute invtest ploop breakeven hostile fuzz shmtest shmbench spmd jobspawn fpu args mpitest mpibench
 USER_CFLAGS := --specs=picolibc.specs -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-march=rv64gc -mabi=lp64d -mcmodel=medany -fno-pie -Iuser
 # user/include first: picolibc's headers with what Mosaic's runtime adds (the POSIX clocks)
@@ -133,7 +133,7 @@ user-build-vars:
 
 # MPI programs link the MPI library (user/mpi*.c, docs/mpi.md)
 MPI_LIB := user/mpi.c user/mpi_p2p.c user/mpi_coll.c user/mpi_op.c
-MPI_PROGRAMS := mpitest
+MPI_PROGRAMS := mpitest mpibench
 $(patsubst %,$(BUILD)/user/%.elf,$(MPI_PROGRAMS)): $(BUILD)/user/%.elf: user/%.c $(MPI_LIB) user/mpi.h user/mpi_impl.h $(USER_RUNTIME) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -nostartfiles -static -T user/user.ld -o $@ user/crt0.S user/runtime.c $(MPI_LIB) $<
