@@ -94,7 +94,7 @@ RUN := python3 scripts/mosaic-run --kernel $(KERNEL) --harts $(HARTS) --accel $(
 # a recipe that fails (pack-text --check, gen-ksyms --check) leaves no target that make would take as built
 .DELETE_ON_ERROR:
 
-.PHONY: sim bench-sim all deps normal-kernel check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance bench-vtime results reference prof clean help
+.PHONY: sim bench-sim all deps normal-kernel check-harts qemu qemu-gdb gdb run test fuzz sim-check sim-stress sim-mutants bench-boot bench-noc bench-kernel bench-alloc bench-invade bench-shm bench-coll bench-balance bench-vtime bench-mpi results reference prof clean help
 
 all: deps $(KERNEL) $(VCLOCK) $(MEMWATCH)
 
@@ -275,6 +275,9 @@ bench-coll: normal-kernel all
 bench-balance: normal-kernel all
 	python3 scripts/bench-balance
 
+bench-mpi: normal-kernel all
+	python3 scripts/bench-mpi
+
 bench-vtime: normal-kernel all
 	python3 scripts/bench-vtime
 
@@ -350,6 +353,8 @@ help:
 	@echo "                  and 20 on 16, pinned / round-robin / speed"
 	@echo "                  balancing x spin / yield / sleep barriers (virtual clock, ~10 min)"
 	@echo "                  -> build/bench/balance.json, balance.png; scripts/bench-balance --quick"
+	@echo "  make bench-mpi   MPI point to point and collectives beside Mosaic's own calls, jobs of 2 .. 124 tasks"
+	@echo "                  (128 harts, -icount, virtual clock) -> build/bench/mpi.json; scripts/bench-mpi --harts 72"
 	@echo "  make bench-vtime the host time virtual time costs: ktest=all at 128 harts on the serial clock, with the"
 	@echo "                  plugin only, conservative and lax, five boots each (about 3 minutes on 2 host cores; idle host) -> build/bench/vtime.json"
 	@echo "                  (scripts/bench-vtime --icount: every way under -icount -> vtime-icount.json)"

@@ -73,7 +73,7 @@ static void mosaic_pp_recv(int core, void *b, size_t len)
 
 static void pingpong(int reps, int64_t *cores)
 {
-	static const long sizes[] = {8, 64, 512, 4096, 32768, 65536, 262144};
+	static const long sizes[] = {8, 64, 512, 4096, 32768, 65536, 196608};
 	long tm[RMAX], tp[RMAX];
 	for (unsigned s = 0; s < sizeof sizes / sizeof *sizes; s++) {
 		long n = sizes[s];
@@ -174,8 +174,9 @@ int mosaic_main(long arg)
 		MPI_Finalize();
 		return 1;
 	}
-	/* the largest buffer: 262144 bytes point to point; n blocks of 512 B (alltoall at 128 ranks) */
-	size_t cap = 262144;
+	/* the largest buffer: 192 KiB point to point; n blocks of 512 B (alltoall at 124 ranks); two of
+	 * them fit a task's 512 KiB heap */
+	size_t cap = 196608;
 	sbuf = malloc(cap);
 	rbuf = malloc(cap);
 	if (!sbuf || !rbuf) {

@@ -217,6 +217,27 @@ def shm(doc):
     return run
 
 
+def mpi(doc):
+    run = Run([doc.path.name], run_info(doc))
+    for name in doc.get("goals", kind=dict):
+        g = doc.sub("goals", name)
+        if name == "p2p_8B_overhead":
+            numbers = f"{g.get('ratio')}x Mosaic's (limit {g.get('limit_ratio')}x)"
+        else:
+            over = g.get("over", kind=list)
+            numbers = (f"{g.get('points')} points, worst {g.get('worst', kind=str)} (limit {g.get('limit_ratio')}x)"
+                       + (f"; over: {', '.join(over)}" if over else ""))
+        run.goals.append(Goal(name, g.get("verdict", kind=str) == "MET", numbers, CLOCKS["virtual"]))
+    rows = []
+    for i, _ in enumerate(doc.get("rows", kind=list)):
+        r = doc.sub("rows", i)
+        rows.append([r.get("op", kind=str), r.get("n"), num(r.get("bytes")), num(r.get("mpi_ns")),
+                     num(r.get("mosaic_ns")), r.get("ratio")])
+    run.tables.append(("MPI beside Mosaic's own calls, median ns on the virtual clock",
+                       ["op", "tasks", "bytes", "MPI ns", "Mosaic ns", "ratio"], rows))
+    return run
+
+
 def boot(doc, meta):
     run = Run([doc.path.name, meta.path.name], run_info(meta, how_keys=()))
     for i, g in enumerate(meta.get("goals", kind=list)):
