@@ -108,6 +108,16 @@ int MPI_Error_class(int errorcode, int *errorclass)
 	return MPI_SUCCESS;
 }
 
+int mpi_buf_args(MPI_Comm c, const void *buf, int count, MPI_Datatype t, const char *fn)
+{
+	MPI_CHECK_TYPE(c, t, fn);
+	if (count < 0)
+		return mpi_error(c, MPI_ERR_COUNT, fn, "a negative count");
+	if (count && !buf)
+		return mpi_error(c, MPI_ERR_BUFFER, fn, "a null buffer");
+	return MPI_SUCCESS;
+}
+
 int mpi_comm_ok(MPI_Comm c) { return c && c->magic == MPI_COMM_MAGIC; }
 int mpi_type_ok(MPI_Datatype t) { return t > MPI_DATATYPE_NULL && t < MOSAIC_MPI_NTYPES; }
 

@@ -65,16 +65,6 @@ static int coll_begin(MPI_Comm c, const char *fn)
 	return MPI_SUCCESS;
 }
 
-static int buf_args(MPI_Comm c, const void *buf, int count, MPI_Datatype t, const char *fn)
-{
-	MPI_CHECK_TYPE(c, t, fn);
-	if (count < 0)
-		return mpi_error(c, MPI_ERR_COUNT, fn, "a negative count");
-	if (count && !buf)
-		return mpi_error(c, MPI_ERR_BUFFER, fn, "a null buffer");
-	return MPI_SUCCESS;
-}
-
 static int root_arg(MPI_Comm c, int root, const char *fn)
 {
 	return root < 0 || root >= c->size ? mpi_error(c, MPI_ERR_ROOT, fn, "the root is no rank of the communicator")
@@ -97,7 +87,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 {
 	MPI_ENTER("MPI_Bcast");
 	int e = coll_begin(comm, "MPI_Bcast");
-	if (e || (e = buf_args(comm, buffer, count, datatype, "MPI_Bcast")) || (e = root_arg(comm, root, "MPI_Bcast")))
+	if (e || (e = mpi_buf_args(comm, buffer, count, datatype, "MPI_Bcast")) || (e = root_arg(comm, root, "MPI_Bcast")))
 		return e;
 	size_t len = bytes(count, datatype);
 	for (size_t off = 0; off < len; off += KBLOCK) {
@@ -112,7 +102,7 @@ static int reduce_args(MPI_Comm c, const void *s, const void *r, int count, MPI_
 		       const char *fn)
 {
 	int e = coll_begin(c, fn);
-	if (e || (e = buf_args(c, s == MPI_IN_PLACE ? r : s, count, t, fn)))
+	if (e || (e = mpi_buf_args(c, s == MPI_IN_PLACE ? r : s, count, t, fn)))
 		return e;
 	if (out_here && count && !r)
 		return mpi_error(c, MPI_ERR_BUFFER, fn, "a null receive buffer");
@@ -317,9 +307,9 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 	int me = comm->rank, inplace = sendbuf == MPI_IN_PLACE;
 	if (inplace && me != root)
 		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Gather", "MPI_IN_PLACE is for the root only");
-	if (me == root && (e = buf_args(comm, recvbuf, recvcount, recvtype, "MPI_Gather")))
+	if (me == root && (e = mpi_buf_args(comm, recvbuf, recvcount, recvtype, "MPI_Gather")))
 		return e;
-	if (!inplace && (e = buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Gather")))
+	if (!inplace && (e = mpi_buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Gather")))
 		return e;
 	size_t blk = me == root ? bytes(recvcount, recvtype) : bytes(sendcount, sendtype);
 	const char *s = sendbuf;
@@ -349,9 +339,9 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	int me = comm->rank, inplace = recvbuf == MPI_IN_PLACE;
 	if (inplace && me != root)
 		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Scatter", "MPI_IN_PLACE is for the root only");
-	if (me == root && (e = buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Scatter")))
+	if (me == root && (e = mpi_buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Scatter")))
 		return e;
-	if (!inplace && (e = buf_args(comm, recvbuf, recvcount, recvtype, "MPI_Scatter")))
+	if (!inplace && (e = mpi_buf_args(comm, recvbuf, recvcount, recvtype, "MPI_Scatter")))
 		return e;
 	size_t blk = me == root ? bytes(sendcount, sendtype) : bytes(recvcount, recvtype);
 	if (inplace) {
@@ -371,10 +361,10 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
 	MPI_ENTER("MPI_Allgather");
 	int e = coll_begin(comm, "MPI_Allgather");
-	if (e || (e = buf_args(comm, recvbuf, recvcount, recvtype, "MPI_Allgather")))
+	if (e || (e = mpi_buf_args(comm, recvbuf, recvcount, recvtype, "MPI_Allgather")))
 		return e;
 	int inplace = sendbuf == MPI_IN_PLACE;
-	if (!inplace && (e = buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Allgather")))
+	if (!inplace && (e = mpi_buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Allgather")))
 		return e;
 	size_t blk = bytes(recvcount, recvtype);
 	if (!inplace)
@@ -396,10 +386,10 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
 	MPI_ENTER("MPI_Alltoall");
 	int e = coll_begin(comm, "MPI_Alltoall");
-	if (e || (e = buf_args(comm, recvbuf, recvcount, recvtype, "MPI_Alltoall")))
+	if (e || (e = mpi_buf_args(comm, recvbuf, recvcount, recvtype, "MPI_Alltoall")))
 		return e;
 	int inplace = sendbuf == MPI_IN_PLACE;
-	if (!inplace && (e = buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Alltoall")))
+	if (!inplace && (e = mpi_buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Alltoall")))
 		return e;
 	size_t blk = bytes(recvcount, recvtype);
 	if (!inplace)
@@ -487,10 +477,10 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	int n = comm->size, me = comm->rank, inplace = sendbuf == MPI_IN_PLACE;
 	if (inplace && me != root)
 		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Gatherv", "MPI_IN_PLACE is for the root only");
-	if (!inplace && (e = buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Gatherv")))
+	if (!inplace && (e = mpi_buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Gatherv")))
 		return e;
 	if (me == root && ((e = v_args(comm, recvcounts, displs, "MPI_Gatherv")) ||
-			   (e = buf_args(comm, recvbuf, 1, recvtype, "MPI_Gatherv"))))
+			   (e = mpi_buf_args(comm, recvbuf, 1, recvtype, "MPI_Gatherv"))))
 		return e;
 	size_t *sc = vs.sc, *sd = vs.sd, *rc = vs.rc, *rd = vs.rd;
 	memset(&vs, 0, sizeof vs);
@@ -515,10 +505,10 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 	int n = comm->size, me = comm->rank, inplace = recvbuf == MPI_IN_PLACE;
 	if (inplace && me != root)
 		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Scatterv", "MPI_IN_PLACE is for the root only");
-	if (!inplace && (e = buf_args(comm, recvbuf, recvcount, recvtype, "MPI_Scatterv")))
+	if (!inplace && (e = mpi_buf_args(comm, recvbuf, recvcount, recvtype, "MPI_Scatterv")))
 		return e;
 	if (me == root && ((e = v_args(comm, sendcounts, displs, "MPI_Scatterv")) ||
-			   (e = buf_args(comm, sendbuf, 1, sendtype, "MPI_Scatterv"))))
+			   (e = mpi_buf_args(comm, sendbuf, 1, sendtype, "MPI_Scatterv"))))
 		return e;
 	size_t *sc = vs.sc, *sd = vs.sd, *rc = vs.rc, *rd = vs.rd;
 	memset(&vs, 0, sizeof vs);
@@ -539,10 +529,10 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	MPI_ENTER("MPI_Allgatherv");
 	int e = coll_begin(comm, "MPI_Allgatherv");
 	if (e || (e = v_args(comm, recvcounts, displs, "MPI_Allgatherv")) ||
-	    (e = buf_args(comm, recvbuf, 1, recvtype, "MPI_Allgatherv")))
+	    (e = mpi_buf_args(comm, recvbuf, 1, recvtype, "MPI_Allgatherv")))
 		return e;
 	int n = comm->size, me = comm->rank, inplace = sendbuf == MPI_IN_PLACE;
-	if (!inplace && (e = buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Allgatherv")))
+	if (!inplace && (e = mpi_buf_args(comm, sendbuf, sendcount, sendtype, "MPI_Allgatherv")))
 		return e;
 	size_t *sc = vs.sc, *sd = vs.sd, *rc = vs.rc, *rd = vs.rd;
 	memset(&vs, 0, sizeof vs);
@@ -565,11 +555,11 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 	MPI_ENTER("MPI_Alltoallv");
 	int e = coll_begin(comm, "MPI_Alltoallv");
 	if (e || (e = v_args(comm, recvcounts, rdispls, "MPI_Alltoallv")) ||
-	    (e = buf_args(comm, recvbuf, 1, recvtype, "MPI_Alltoallv")))
+	    (e = mpi_buf_args(comm, recvbuf, 1, recvtype, "MPI_Alltoallv")))
 		return e;
 	int n = comm->size, inplace = sendbuf == MPI_IN_PLACE;
 	if (!inplace && ((e = v_args(comm, sendcounts, sdispls, "MPI_Alltoallv")) ||
-			 (e = buf_args(comm, sendbuf, 1, sendtype, "MPI_Alltoallv"))))
+			 (e = mpi_buf_args(comm, sendbuf, 1, sendtype, "MPI_Alltoallv"))))
 		return e;
 	size_t *sc = vs.sc, *sd = vs.sd, *rc = vs.rc, *rd = vs.rd, end = 0;
 	for (int j = 0; j < n; j++) {

@@ -79,6 +79,9 @@ int mpi_type_ok(MPI_Datatype t);
 			return mpi_error(c, MPI_ERR_TYPE, fn, "not a predefined datatype");                            \
 	} while (0)
 
+/* a buffer of count elements of t: MPI_ERR_TYPE, MPI_ERR_COUNT, MPI_ERR_BUFFER */
+int mpi_buf_args(MPI_Comm c, const void *buf, int count, MPI_Datatype t, const char *fn);
+
 /* the kernel's errors as MPI's, with the reason */
 int mpi_kerr(MPI_Comm comm, long e, const char *fn);
 

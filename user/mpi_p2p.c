@@ -380,12 +380,7 @@ static struct mosaic_mpi_request *new_req(int kind, MPI_Comm c, MPI_Datatype t)
 static int check_buf(MPI_Comm c, const void *buf, int count, MPI_Datatype t, const char *fn)
 {
 	MPI_CHECK_COMM(c, fn);
-	MPI_CHECK_TYPE(c, t, fn);
-	if (count < 0)
-		return mpi_error(c, MPI_ERR_COUNT, fn, "a negative count");
-	if (count && !buf)
-		return mpi_error(c, MPI_ERR_BUFFER, fn, "a null buffer");
-	return MPI_SUCCESS;
+	return mpi_buf_args(c, buf, count, t, fn);
 }
 
 static int start_send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c,
@@ -726,14 +721,10 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	return e ? mpi_error(c, e, "MPI_Wait", "the request failed") : MPI_SUCCESS;
 }
 
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+/* Every request of a finished set: its status, freed; MPI_ERR_IN_STATUS if one failed. */
+static int finish_all(int count, MPI_Request requests[], MPI_Status statuses[], const char *fn)
 {
-	MPI_ENTER("MPI_Waitall");
-	if (count < 0 || (count && !requests))
-		return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Waitall", "a negative count or null requests");
-	int e = wait_reqs(count, requests, 1, 0), failed = 0;
-	if (e)
-		return e;
+	int failed = 0;
 	MPI_Comm c = MPI_COMM_WORLD;
 	for (int i = 0; i < count; i++) {
 		MPI_Status *s = statuses ? &statuses[i] : 0;
@@ -744,8 +735,18 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 		c = comm_of(requests[i]);
 		failed |= finish(&requests[i], s) != 0;
 	}
-	return failed ? mpi_error(c, MPI_ERR_IN_STATUS, "MPI_Waitall", "a request failed: see its status")
-		      : MPI_SUCCESS;
+	return failed ? mpi_error(c, MPI_ERR_IN_STATUS, fn, "a request failed: see its status") : MPI_SUCCESS;
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+	MPI_ENTER("MPI_Waitall");
+	if (count < 0 || (count && !requests))
+		return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Waitall", "a negative count or null requests");
+	int e = wait_reqs(count, requests, 1, 0);
+	if (e)
+		return e;
+	return finish_all(count, requests, statuses, "MPI_Waitall");
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
@@ -801,19 +802,7 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
 			*flag = 0;
 	if (!*flag)
 		return MPI_SUCCESS;
-	int failed = 0;
-	MPI_Comm c = MPI_COMM_WORLD;
-	for (int i = 0; i < count; i++) {
-		MPI_Status *s = statuses ? &statuses[i] : 0;
-		if (!requests[i]) {
-			empty_status(s);
-			continue;
-		}
-		c = comm_of(requests[i]);
-		failed |= finish(&requests[i], s) != 0;
-	}
-	return failed ? mpi_error(c, MPI_ERR_IN_STATUS, "MPI_Testall", "a request failed: see its status")
-		      : MPI_SUCCESS;
+	return finish_all(count, requests, statuses, "MPI_Testall");
 }
 
 int MPI_Request_free(MPI_Request *request)

@@ -19,8 +19,7 @@
 #include "mpi.h"
 #include "mosaic.h"
 
-MOSAIC_ABOUT("times MPI point to point and collectives against Mosaic's own calls (bench-mpi)",
-	     "repetitions R (0: 5, at most 50) | 256 to skip point to point");
+MOSAIC_ABOUT("times MPI beside Mosaic calls (bench-mpi)", "repetitions R (0: 5, at most 50) | 256 to skip point to point");
 
 #define RMAX 50
 #define CHUNK 65536

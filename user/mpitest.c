@@ -22,8 +22,7 @@
 #include "mpi.h"
 #include "mosaic.h"
 
-MOSAIC_ABOUT("checks the MPI library: p2p, matching, progress, every collective and type, communicators, errors",
-	     "0 all checks, 1 a fatal error, 2 an unsupported call, 3 a broken reference (must fail); | 16 verbose");
+MOSAIC_ABOUT("checks the MPI library against sequential references", "0 all checks, 1 a fatal error, 2 an unsupported call, 3 a broken reference, | 16 verbose");
 
 static int rank, size, checks, fails, breakit, verbose;
 #define PHASE(name) (verbose ? printf("mpitest: rank %d: %s\n", rank, name) : 0)
