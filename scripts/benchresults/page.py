@@ -33,7 +33,7 @@ BENCHMARKS = [
           "invasive-computing-make-bench-invade"),
     Bench("shm", "Shared windows", ("shm.json",), "make bench-shm", "about 30 s", readers.shm,
           "shared-windows-make-bench-shm"),
-    Bench("mpi", "MPI beside Mosaic's calls", ("mpi.json",), "make bench-mpi", "about 10 minutes", readers.mpi,
+    Bench("mpi", "MPI beside Mosaic's calls", ("mpi.json",), "make bench-mpi", "about a minute", readers.mpi,
           "mpi-make-bench-mpi"),
     Bench("coll", "Collectives", ("coll.json",), "make bench-coll", "about 1.5 minutes on an idle host",
           readers.coll, "collectives-make-bench-coll"),
