@@ -26,6 +26,8 @@
 #define NMAX 128 /* largest job */
 #define MDEFAULT 40
 #define MMAX 64
+MOSAIC_ABOUT("a compute-only job: every rank multiplies two matrices, one allreduce, checked", "matrix order m (0: 40, at most 64)");
+
 
 /* The matrices live on the heap: the bss of a user program must stay within one page. */
 struct matrices {
@@ -68,20 +70,14 @@ static void multiply_and_check(struct matrices *w, long arg, long rank, int64_t 
 		}
 }
 
-MOSAIC_ABOUT("a compute-only job: every rank multiplies two matrices, one allreduce, checked", "matrix order m (0: 40, at most 64)");
 
 int mosaic_main(long arg)
 {
 	int64_t m = arg <= 0 ? MDEFAULT : arg > MMAX ? MMAX : arg;
-	long n = mosaic_job_size(), rank = mosaic_rank();
-	long g = mosaic_job_group();
-	if (g < 0 || n < 1 || n > NMAX || rank < 0 || rank >= n) {
-		if (rank <= 0)
-			printf("compute: %ld tasks, %ldx%ld matrix product per task, checksum 0, FAILED (not a job of 1..%d "
-			       "tasks: job group %ld, rank %ld)\n",
-			       n, (long)m, (long)m, NMAX, g, rank);
-		return 1;
-	}
+	long n = mosaic_job_size(), rank = mosaic_rank(), g = mosaic_job_group();
+	if (job_misfit(g, n, rank, NMAX))
+		return job_report(rank <= 0, "compute: %ld tasks, %ldx%ld matrix product per task, checksum 0", n,
+				  (long)m, (long)m);
 	/* loose, as the collectives were before they had modes: the benchmarks' figures stay comparable,
 	 * and nothing here relies on the others having finished a collective (docs/collectives.md) */
 	g |= MOSAIC_LOOSE;
@@ -103,22 +99,14 @@ int mosaic_main(long arg)
 		int64_t sa = m * cr + s1, se = m * dr - s1;
 		want += m * sa * se + m * (sa + se) * s1 + m * m * s2;
 	}
-	char why[96] = "";
 	if (mosaic_allreduce(g, mine, all, 3, MOSAIC_OP_SUM) < 0)
-		snprintf(why, sizeof why, "the final allreduce failed");
+		snprintf(job_why, sizeof job_why, "the final allreduce failed");
 	else if (all[2])
-		snprintf(why, sizeof why, "out of memory on %ld ranks", (long)all[2]);
+		snprintf(job_why, sizeof job_why, "out of memory on %ld ranks", (long)all[2]);
 	else if (all[0])
-		snprintf(why, sizeof why, "%ld elements differ from the closed form", (long)all[0]);
+		snprintf(job_why, sizeof job_why, "%ld elements differ from the closed form", (long)all[0]);
 	else if (all[1] != want)
-		snprintf(why, sizeof why, "the checksum should be %ld", (long)want);
-	if (rank == 0) {
-		if (!why[0])
-			printf("compute: %ld tasks, %ldx%ld matrix product per task, checksum %ld, ok\n", n, (long)m, (long)m,
-			       (long)all[1]);
-		else
-			printf("compute: %ld tasks, %ldx%ld matrix product per task, checksum %ld, FAILED (%s)\n", n, (long)m,
-			       (long)m, (long)all[1], why);
-	}
-	return why[0] ? 1 : 0;
+		snprintf(job_why, sizeof job_why, "the checksum should be %ld", (long)want);
+	return job_report(rank == 0, "compute: %ld tasks, %ldx%ld matrix product per task, checksum %ld", n, (long)m,
+			  (long)m, (long)all[1]);
 }

@@ -26,6 +26,8 @@
 #define MAXKEY (1u << 16)
 #define KDEFAULT 256
 #define KMAX 2048
+MOSAIC_ABOUT("a parallel integer bucket sort (NAS IS) as a job of n tasks, checked", "keys per rank (0: 256, at most 2048)");
+
 #define RECV_CAP (4 * KMAX) /* the fullest bucket holds about 2.7 K keys */
 
 /* What went wrong; the final allreduce sums the counts over all ranks. */
@@ -161,19 +163,13 @@ static void sort_and_check(struct isort_mem *w, long g, long n, long rank, long 
 	fails[NFAIL + 3] = sum_after;
 }
 
-MOSAIC_ABOUT("a parallel integer bucket sort (NAS IS) as a job of n tasks, checked", "keys per rank (0: 256, at most 2048)");
 
 int mosaic_main(long arg)
 {
 	long k = arg <= 0 ? KDEFAULT : arg > KMAX ? KMAX : arg;
-	long n = mosaic_job_size(), rank = mosaic_rank();
-	long g = mosaic_job_group();
-	if (g < 0 || n < 1 || n > NMAX || rank < 0 || rank >= n) {
-		if (rank <= 0)
-			printf("isort: %ld tasks, %ld keys, FAILED (not a job of 1..%d tasks: job group %ld, rank %ld)\n", n,
-			       n * k, NMAX, g, rank);
-		return 1;
-	}
+	long n = mosaic_job_size(), rank = mosaic_rank(), g = mosaic_job_group();
+	if (job_misfit(g, n, rank, NMAX))
+		return job_report(rank <= 0, "isort: %ld tasks, %ld keys", n, n * k);
 	/* loose, as the collectives were before they had modes: the benchmarks' figures stay comparable,
 	 * and nothing here relies on the others having finished a collective (docs/collectives.md) */
 	g |= MOSAIC_LOOSE;
@@ -191,25 +187,14 @@ int mosaic_main(long arg)
 		sort_and_check(w, g, n, rank, arg, k, fails);
 	free(w);
 
-	/* the verdict, the same on every rank */
+	/* a failed final allreduce leaves job_why set: the key checks below read all[] only after a sum */
 	int64_t all[NFAIL + 4];
-	char why[96] = "";
-	if (mosaic_allreduce(g, fails, all, NFAIL + 4, MOSAIC_OP_SUM) < 0) {
-		snprintf(why, sizeof why, "the final allreduce failed");
-	} else {
-		job_first_failure(all, F_COUNT, fail_text, why, sizeof why);
-		if (!why[0] && all[NFAIL] != all[NFAIL + 2])
-			snprintf(why, sizeof why, "%s: %ld keys before, %ld after", fail_text[F_COUNT], (long)all[NFAIL],
-				 (long)all[NFAIL + 2]);
-		if (!why[0] && all[NFAIL + 1] != all[NFAIL + 3])
-			snprintf(why, sizeof why, "%s: %ld before, %ld after", fail_text[F_SUM], (long)all[NFAIL + 1],
-				 (long)all[NFAIL + 3]);
-	}
-	if (rank == 0) {
-		if (!why[0])
-			printf("isort: %ld tasks, %ld keys, ok\n", n, n * k);
-		else
-			printf("isort: %ld tasks, %ld keys, FAILED (%s)\n", n, n * k, why);
-	}
-	return why[0] ? 1 : 0;
+	job_verdict(g, fails, all, NFAIL + 4, fail_text, F_COUNT);
+	if (!job_why[0] && all[NFAIL] != all[NFAIL + 2])
+		snprintf(job_why, sizeof job_why, "%s: %ld keys before, %ld after", fail_text[F_COUNT], (long)all[NFAIL],
+			 (long)all[NFAIL + 2]);
+	if (!job_why[0] && all[NFAIL + 1] != all[NFAIL + 3])
+		snprintf(job_why, sizeof job_why, "%s: %ld before, %ld after", fail_text[F_SUM], (long)all[NFAIL + 1],
+			 (long)all[NFAIL + 3]);
+	return job_report(rank == 0, "isort: %ld tasks, %ld keys", n, n * k);
 }

@@ -24,6 +24,8 @@
 #define NMAX 128 /* largest job */
 #define RDEFAULT 3
 #define RMAX 1000
+MOSAIC_ABOUT("a token travels R times around all ranks of a job, checked", "rounds R (0: 3, at most 1000)");
+
 
 enum { F_CALL, F_MESSAGE, F_VALUE, F_FINAL, NFAIL };
 static const char *const fail_text[NFAIL] = {"a kernel call failed", "a token from the wrong core or of the wrong size",
@@ -35,20 +37,13 @@ struct token {
 
 static int64_t core_of[NMAX];
 
-MOSAIC_ABOUT("a token travels R times around all ranks of a job, checked", "rounds R (0: 3, at most 1000)");
 
 int mosaic_main(long arg)
 {
 	long rounds = arg <= 0 ? RDEFAULT : arg > RMAX ? RMAX : arg;
-	long n = mosaic_job_size(), rank = mosaic_rank();
-	long g = mosaic_job_group();
-	if (g < 0 || n < 1 || n > NMAX || rank < 0 || rank >= n) {
-		if (rank <= 0)
-			printf("ring: %ld tasks, %ld rounds, token 0, FAILED (not a job of 1..%d tasks: job group %ld, rank "
-			       "%ld)\n",
-			       n, rounds, NMAX, g, rank);
-		return 1;
-	}
+	long n = mosaic_job_size(), rank = mosaic_rank(), g = mosaic_job_group();
+	if (job_misfit(g, n, rank, NMAX))
+		return job_report(rank <= 0, "ring: %ld tasks, %ld rounds, token 0", n, rounds);
 	/* loose, as the collectives were before they had modes: the benchmarks' figures stay comparable,
 	 * and nothing here relies on the others having finished a collective (docs/collectives.md) */
 	g |= MOSAIC_LOOSE;
@@ -104,19 +99,7 @@ int mosaic_main(long arg)
 	if (rank == 0 && !any_trouble && (tok.value != rounds * lap || tok.hops != rounds * n))
 		fails[F_FINAL]++;
 
-	/* the verdict, the same on every rank */
 	int64_t all[NFAIL];
-	char why[96] = "";
-	if (mosaic_allreduce(g, fails, all, NFAIL, MOSAIC_OP_SUM) < 0) {
-		snprintf(why, sizeof why, "the final allreduce failed");
-	} else {
-		job_first_failure(all, NFAIL, fail_text, why, sizeof why);
-	}
-	if (rank == 0) {
-		if (!why[0])
-			printf("ring: %ld tasks, %ld rounds, token %ld, ok\n", n, rounds, (long)tok.value);
-		else
-			printf("ring: %ld tasks, %ld rounds, token %ld, FAILED (%s)\n", n, rounds, (long)tok.value, why);
-	}
-	return why[0] ? 1 : 0;
+	job_verdict(g, fails, all, NFAIL, fail_text, NFAIL);
+	return job_report(rank == 0, "ring: %ld tasks, %ld rounds, token %ld", n, rounds, (long)tok.value);
 }

@@ -28,6 +28,8 @@
 #define CELLS 16 /* per rank */
 #define TDEFAULT 20
 #define TMAX 1000
+MOSAIC_ABOUT("a 1-D Jacobi heat stencil over a line of ranks as a job, checked", "iterations (0: 20, at most 1000)");
+
 #define ONE (1 << 16)            /* 1.0 in 16.16 fixed point */
 #define HOT ((int64_t)1000 * ONE) /* the left end of the rod */
 #define COLD ((int64_t)0)         /* the right end */
@@ -59,20 +61,13 @@ static void step(const int64_t *in, int64_t *out, long len)
 		out[i] = (in[i - 1] + 2 * in[i] + in[i + 1] + 2) / 4;
 }
 
-MOSAIC_ABOUT("a 1-D Jacobi heat stencil over a line of ranks as a job, checked", "iterations (0: 20, at most 1000)");
 
 int mosaic_main(long arg)
 {
 	long t_end = arg <= 0 ? TDEFAULT : arg > TMAX ? TMAX : arg;
-	long n = mosaic_job_size(), rank = mosaic_rank();
-	long g = mosaic_job_group();
-	if (g < 0 || n < 1 || n > NMAX || rank < 0 || rank >= n) {
-		if (rank <= 0)
-			printf("stencil: %ld tasks, %ld cells x %ld iterations, FAILED (not a job of 1..%d tasks: job group "
-			       "%ld, rank %ld)\n",
-			       n, n * CELLS, t_end, NMAX, g, rank);
-		return 1;
-	}
+	long n = mosaic_job_size(), rank = mosaic_rank(), g = mosaic_job_group();
+	if (job_misfit(g, n, rank, NMAX))
+		return job_report(rank <= 0, "stencil: %ld tasks, %ld cells x %ld iterations", n, n * CELLS, t_end);
 	int64_t fails[NFAIL] = {0};
 	struct rod_mem *w = 0;
 	if (rank == 0 && !(w = calloc(1, sizeof *w)))
@@ -144,19 +139,7 @@ int mosaic_main(long arg)
 	}
 	free(w);
 
-	/* the verdict, the same on every rank */
 	int64_t all[NFAIL];
-	char why[96] = "";
-	if (mosaic_allreduce(g, fails, all, NFAIL, MOSAIC_OP_SUM) < 0) {
-		snprintf(why, sizeof why, "the final allreduce failed");
-	} else {
-		job_first_failure(all, NFAIL, fail_text, why, sizeof why);
-	}
-	if (rank == 0) {
-		if (!why[0])
-			printf("stencil: %ld tasks, %ld cells x %ld iterations, ok\n", n, n * CELLS, t_end);
-		else
-			printf("stencil: %ld tasks, %ld cells x %ld iterations, FAILED (%s)\n", n, n * CELLS, t_end, why);
-	}
-	return why[0] ? 1 : 0;
+	job_verdict(g, fails, all, NFAIL, fail_text, NFAIL);
+	return job_report(rank == 0, "stencil: %ld tasks, %ld cells x %ld iterations", n, n * CELLS, t_end);
 }
