@@ -86,6 +86,19 @@ void arena_free(void *p)
 	head()->free[c->cls] = c;
 }
 
+void *arena_grow(void *v, unsigned n, unsigned *cap, size_t size, unsigned first)
+{
+	if (n < *cap)
+		return v;
+	unsigned c = *cap ? *cap * 2 : first;
+	void *w = arena_alloc(c * size);
+	if (v)
+		memcpy(w, v, n * size);
+	arena_free(v);
+	*cap = c;
+	return w;
+}
+
 size_t arena_used(void) { return head()->bump; }
 void arena_save(void *buf) { memcpy(buf, base, head()->bump); }
 void arena_restore(const void *buf, size_t used) { memcpy(base, buf, used); }

@@ -15,6 +15,9 @@
 void arena_reset(void);
 void *arena_alloc(size_t bytes);   /* zeroed; never fails (exits on exhaustion) */
 void arena_free(void *p);
+/* Room for one more element in the array v of n elements of size bytes and capacity *cap: v itself while
+ * n < *cap, else a copy in a new block of twice the capacity (first for an empty one), v freed. */
+void *arena_grow(void *v, unsigned n, unsigned *cap, size_t size, unsigned first);
 /* Bytes in use from the start of the region (what a snapshot must copy). */
 size_t arena_used(void);
 /* A snapshot: arena_used() bytes copied out, and back. */

@@ -211,14 +211,7 @@ static void usage(FILE *f)
 		   "Explores every interleaving of small configurations of the job allocation protocol.\n");
 }
 
-static void bad(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "sim-check: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	usage(stderr);
-	exit(2);
-}
+static void bad(const char *fmt, const char *arg) { chk_usage_error("sim-check", usage, fmt, arg); }
 
 int main(int argc, char **argv)
 {

@@ -126,15 +126,7 @@ static struct hold *hold_of(unsigned dom, uint32_t job, bool make)
 			return &hv->v[i];
 	if (!make)
 		return 0;
-	if (hv->n == hv->cap) {
-		unsigned cap = hv->cap ? hv->cap * 2 : 8;
-		struct hold *v = arena_alloc(cap * sizeof *v);
-		if (hv->v)
-			memcpy(v, hv->v, hv->n * sizeof *v);
-		arena_free(hv->v);
-		hv->v = v;
-		hv->cap = cap;
-	}
+	hv->v = arena_grow(hv->v, hv->n, &hv->cap, sizeof *hv->v, 8);
 	hv->v[hv->n] = (struct hold){job, 0};
 	return &hv->v[hv->n++];
 }
@@ -190,40 +182,39 @@ void penv_report(struct mk *m, const struct home_job *j)
 	c->reported = true;
 }
 
-/* Everything the core says here is a violation: its text after the kind of report. */
-static void core_says(const char *what, const char *fmt, va_list ap)
+/* Everything the core says here is a violation: its text (fmt and the caller's arguments) after the kind of
+ * report. A macro, so that each penv_ function below hands on its own variable arguments. */
+static void core_says_v(const char *what, const char *fmt, va_list ap)
 {
 	char buf[300];
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	chk_violation("%s: %s", what, buf);
 }
+#define core_says(what)                         \
+	do {                                    \
+		va_list ap;                     \
+		va_start(ap, fmt);              \
+		core_says_v(what, fmt, ap);     \
+		va_end(ap);                     \
+	} while (0)
 
 void penv_fail(struct mk *m, const char *fmt, ...)
 {
 	(void)m;
-	va_list ap;
-	va_start(ap, fmt);
-	core_says("core's own check", fmt, ap);
-	va_end(ap);
+	core_says("core's own check");
 }
 
 /* In a closed system every message is the core's own: a dropped one is a bug. */
 void penv_log(struct mk *m, const char *fmt, ...)
 {
 	(void)m;
-	va_list ap;
-	va_start(ap, fmt);
-	core_says("core's note", fmt, ap);
-	va_end(ap);
+	core_says("core's note");
 }
 
 void penv_panic(struct mk *m, const char *fmt, ...)
 {
 	(void)m;
-	va_list ap;
-	va_start(ap, fmt);
-	core_says("core panic", fmt, ap);
-	va_end(ap);
+	core_says("core panic");
 	chk_fatal();
 	exit(1);
 }
@@ -265,4 +256,13 @@ void penv_member_failed(struct mk *m, uint32_t claim, uint32_t index, const stru
 {
 	(void)r, (void)owner;
 	chk_violation("micro-kernel %u: member %u of claim %u ended", m->dom, index, claim);
+}
+
+void chk_usage_error(const char *prog, void (*usage)(FILE *), const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	usage(stderr);
+	exit(2);
 }

@@ -89,6 +89,10 @@ void sys_fire(unsigned mk, struct proto_timer *t);
 #include <stdio.h>
 void sys_dump(FILE *f);
 
+/* A bad command line of the driver prog: "<prog>: " and fmt with arg on stderr, then usage(stderr), exit 2. */
+void chk_usage_error(const char *prog, void (*usage)(FILE *), const char *fmt, const char *arg)
+	__attribute__((noreturn));
+
 /* ---- invariants (invariants.c) ---- */
 
 /* Records a violation (the first one is kept); the drivers look after every event. */

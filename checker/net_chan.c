@@ -46,15 +46,7 @@ uint64_t penv_now(struct mk *m)
 bool penv_timer(struct mk *m, struct proto_timer *t, uint64_t at_ns)
 {
 	(void)at_ns;
-	if (S->ntimers == S->timers_cap) {
-		unsigned cap = S->timers_cap ? S->timers_cap * 2 : 8;
-		struct ptimer *v = arena_alloc(cap * sizeof *v);
-		if (S->timers)
-			memcpy(v, S->timers, S->ntimers * sizeof *v);
-		arena_free(S->timers);
-		S->timers = v;
-		S->timers_cap = cap;
-	}
+	S->timers = arena_grow(S->timers, S->ntimers, &S->timers_cap, sizeof *S->timers, 8);
 	S->timers[S->ntimers++] = (struct ptimer){.mk = m->dom, .t = t, .seq = S->seq++};
 	return true;
 }

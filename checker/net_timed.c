@@ -29,15 +29,7 @@ static bool before(const struct hev *a, const struct hev *b) { return a->t != b-
 
 static void push(struct hev e)
 {
-	if (S->nheap == S->heap_cap) {
-		unsigned cap = S->heap_cap ? S->heap_cap * 2 : 256;
-		struct hev *h = arena_alloc(cap * sizeof *h);
-		if (S->heap)
-			memcpy(h, S->heap, S->nheap * sizeof *h);
-		arena_free(S->heap);
-		S->heap = h;
-		S->heap_cap = cap;
-	}
+	S->heap = arena_grow(S->heap, S->nheap, &S->heap_cap, sizeof *S->heap, 256);
 	e.seq = S->seq++;
 	unsigned i = S->nheap++;
 	while (i && before(&e, &S->heap[(i - 1) / 2])) {

@@ -115,14 +115,7 @@ static void usage(FILE *f)
 		   "and the command that replays it.\n");
 }
 
-static void bad(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "sim-stress: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	usage(stderr);
-	exit(2);
-}
+static void bad(const char *fmt, const char *arg) { chk_usage_error("sim-stress", usage, fmt, arg); }
 
 static uint64_t number(const char *opt, const char *v, uint64_t min, uint64_t max)
 {
