@@ -100,7 +100,7 @@ void proto_mk_init(struct mk *m, const struct proto_world *w, unsigned dom, unsi
 	origins_init(m);
 }
 
-static void free_job(struct home_job *j)
+void home_job_free(struct home_job *j)
 {
 	penv_free(j->commit_count);
 	penv_free(j->commit_mask);
@@ -114,14 +114,12 @@ void proto_mk_destroy(struct mk *m)
 	while (m->jobs) {
 		struct home_job *j = m->jobs;
 		m->jobs = j->next;
-		free_job(j);
+		home_job_free(j);
 	}
 	while (m->parts) {
 		struct run_part *p = m->parts;
 		m->parts = p->next;
-		penv_part_free(m, p);
-		penv_free(p->holds);
-		penv_free(p);
+		run_part_free(m, p);
 	}
 	while (m->held) {
 		struct held_msg *h = m->held;

@@ -336,6 +336,8 @@ void wq_remove(struct mk *m, struct wq_entry *e, bool release);
 void tomb_add(struct mk *m, uint32_t job, uint16_t attempt);
 bool tomb_closed(struct mk *m, uint32_t job, uint16_t attempt);
 struct home_job *home_find(struct mk *m, uint32_t job);
+/* Frees a job its home has taken off m->jobs. */
+void home_job_free(struct home_job *j);
 void mk_commit(struct mk *m);
 void home_commit(struct mk *m, struct home_job *j, unsigned from, uint32_t count, const uint64_t *mask);
 void home_reset_commits(struct mk *m, struct home_job *j);
@@ -359,6 +361,8 @@ void run_task_done(struct mk *m, const struct alloc_hdr *h);
 void run_part_done(struct mk *m, const struct alloc_hdr *h, uint32_t len);
 void run_part_timer(struct mk *m, struct run_part *p);
 void run_reap(struct mk *m);
+/* Frees a part taken off m->parts, with what the environment holds for it. */
+void run_part_free(struct mk *m, struct run_part *p);
 
 /* propagate.c, origin.c */
 void prop_start(struct mk *m, struct alloc_hdr *h, uint32_t len);

@@ -180,6 +180,13 @@ void home_satisfied(struct mk *m, struct home_job *j)
 
 /* ---- every micro-kernel: its share of a spawned job ---- */
 
+void run_part_free(struct mk *m, struct run_part *p)
+{
+	penv_part_free(m, p);
+	penv_free(p->holds);
+	penv_free(p);
+}
+
 /* Tells the part's home that it ended (the home itself without a message). With `forget`,
  * the part is freed first (real-task mode, where no timer refers to it), so that whoever
  * the job's report reaches finds nothing of it left on this micro-kernel. */
@@ -198,9 +205,7 @@ static void part_finished(struct mk *m, struct run_part *p, bool forget)
 		while (*pp != p)
 			pp = &(*pp)->next;
 		*pp = p->next;
-		penv_part_free(m, p);
-		penv_free(p->holds);
-		penv_free(p);
+		run_part_free(m, p);
 	}
 	if (h->home == m->dom) {
 		h->from = m->dom;
@@ -384,11 +389,7 @@ void run_part_done(struct mk *m, const struct alloc_hdr *h, uint32_t len)
 		;
 	*pp = j->next;
 	m->njobs--;
-	penv_free(j->commit_count);
-	penv_free(j->commit_mask);
-	penv_free(j->assign);
-	penv_free(j->holds);
-	penv_free(j);
+	home_job_free(j);
 }
 
 /* Frees the shares that ended (a partial simulation's once its timer has fired). */
@@ -402,8 +403,6 @@ void run_reap(struct mk *m)
 			continue;
 		}
 		*pp = p->next;
-		penv_part_free(m, p);
-		penv_free(p->holds);
-		penv_free(p);
+		run_part_free(m, p);
 	}
 }
