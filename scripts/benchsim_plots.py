@@ -6,9 +6,31 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def _panels(n):
+def _figure(meshes, draw, title, path, xlabel, ylabel, xscale=None, yscale=None):
+    """One PNG at path: a panel per mesh side, drawn by draw(ax, side), with the axes' labels and scales
+    (xscale: set_xscale's keywords)."""
+    n = len(meshes)
     fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 3.6), squeeze=False)
-    return fig, axes[0]
+    for ax, side in zip(axes[0], meshes):
+        draw(ax, side)
+        if xscale:
+            ax.set_xscale(**xscale)
+        if yscale:
+            ax.set_yscale(yscale)
+        ax.set_title(f"{side}x{side}")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _errorbars(ax, ps, x, stat, label):
+    """Mean and standard deviation in µs of the summary's stat, against x(p), over the points ps."""
+    ax.errorbar([x(p) for p in ps], [p["summary"][stat]["mean"] / 1e3 for p in ps],
+                [p["summary"][stat]["sd"] / 1e3 for p in ps], marker="o", capsize=3, label=label)
 
 
 def plot(doc, out):
@@ -18,59 +40,34 @@ def plot(doc, out):
         sel = [p for p in pts if p["figure"] == panel]
         if not sel:
             continue
-        fig, axes = _panels(len(meshes))
-        for ax, side in zip(axes, meshes):
+
+        def corner_waits(ax, side):
             for p in [p for p in sel if p["side"] == side]:
                 jw = p["summary"]["job_waits"]
                 ax.errorbar(range(1, len(jw) + 1), [j["mean"] / 1e3 for j in jw], [j["sd"] / 1e3 for j in jw],
                             marker="o", capsize=3, label=f"{p['policy']} (K={p['param']})")
-            ax.set_title(f"{side}x{side}")
-            ax.set_xlabel("job (in order of start)")
-            ax.set_ylabel("wait (µs)")
-            ax.legend(fontsize=8)
-        fig.suptitle(f"Fig. {panel}: four corner jobs, simulator")
-        fig.tight_layout()
-        fig.savefig(out / f"sim-{panel}.png", dpi=100)
-        plt.close(fig)
-    sel = [p for p in pts if p["figure"] == "5.3"]
-    if sel:
-        fig, axes = _panels(len(meshes))
-        for ax, side in zip(axes, meshes):
-            for pol in ("ac", "ab"):
-                ps = sorted([p for p in sel if p["side"] == side and p["policy"] == pol], key=lambda p: p["param"])
+        _figure(meshes, corner_waits, f"Fig. {panel}: four corner jobs, simulator", out / f"sim-{panel}.png",
+                "job (in order of start)", "wait (µs)")
+
+    def series(figure, key, values, x, stat):
+        """draw(ax, side) for a figure: one error-bar line per value of key, against x(p)."""
+        sel = [p for p in pts if p["figure"] == figure]
+
+        def draw(ax, side):
+            for v in values:
+                ps = sorted([p for p in sel if p["side"] == side and p[key] == v], key=lambda p: p["param"])
                 if ps:
-                    ax.errorbar([p["param"] for p in ps], [p["summary"]["first_wait"]["mean"] / 1e3 for p in ps],
-                                [p["summary"]["first_wait"]["sd"] / 1e3 for p in ps], marker="o", capsize=3,
-                                label=pol)
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_title(f"{side}x{side}")
-            ax.set_xlabel("simultaneous whole-machine jobs n")
-            ax.set_ylabel("first job's wait (µs)")
-            ax.legend(fontsize=8)
-        fig.suptitle("Fig. 5.3: the first job's wait, simulator")
-        fig.tight_layout()
-        fig.savefig(out / "sim-5.3.png", dpi=100)
-        plt.close(fig)
-    sel = [p for p in pts if p["figure"] == "5.6"]
+                    _errorbars(ax, ps, x, stat, v)
+        return sel, draw
+
+    sel, draw = series("5.3", "policy", ("ac", "ab"), lambda p: p["param"], "first_wait")
     if sel:
-        fig, axes = _panels(len(meshes))
-        for ax, side in zip(axes, meshes):
-            for sch in ("naive", "flood", "fixed", "adaptive"):
-                ps = sorted([p for p in sel if p["side"] == side and p["scheme"] == sch], key=lambda p: p["param"])
-                if ps:
-                    ax.errorbar([p["param"] ** 2 for p in ps], [p["summary"]["ns"]["mean"] / 1e3 for p in ps],
-                                [p["summary"]["ns"]["sd"] / 1e3 for p in ps], marker="o", capsize=3, label=sch)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_title(f"{side}x{side}")
-            ax.set_xlabel("nodes reached")
-            ax.set_ylabel("round trip (µs)")
-            ax.legend(fontsize=8)
-        fig.suptitle("Fig. 5.6: propagation and echo, simulator")
-        fig.tight_layout()
-        fig.savefig(out / "sim-5.6.png", dpi=100)
-        plt.close(fig)
+        _figure(meshes, draw, "Fig. 5.3: the first job's wait, simulator", out / "sim-5.3.png",
+                "simultaneous whole-machine jobs n", "first job's wait (µs)", {"value": "log", "base": 2}, "log")
+    sel, draw = series("5.6", "scheme", ("naive", "flood", "fixed", "adaptive"), lambda p: p["param"] ** 2, "ns")
+    if sel:
+        _figure(meshes, draw, "Fig. 5.6: propagation and echo, simulator", out / "sim-5.6.png",
+                "nodes reached", "round trip (µs)", {"value": "log"}, "log")
 
 
 if __name__ == "__main__":  # run by bench-sim under a python3 that has matplotlib (Debian's)

@@ -2,6 +2,18 @@
 penalty of the worst fixed choice against n, and strict against loose on sequences."""
 
 
+def _axes(ax, xlabel, ylabel, title, yscale=None, grid="major"):
+    """A panel's axes: x on a log2 scale, the labels and title, a light grid (which lines: grid), the legend."""
+    ax.set_xscale("log", base=2)
+    if yscale:
+        ax.set_yscale(yscale)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which=grid, alpha=0.3)
+    ax.legend(fontsize=8)
+
+
 def draw(result, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -16,34 +28,19 @@ def draw(result, path):
         for a in algos:
             ax.plot(ns, [r["fixed_ns"].get(a) for r in rows], marker="o", label=a)
         ax.plot(ns, [r["tuned_ns"] for r in rows], "k--", marker="x", label="tuned")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("group size n")
-        ax.set_ylabel("ns (virtual clock)")
-        ax.set_title(f"{coll}, {nbytes} B, loose")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        _axes(ax, "group size n", "ns (virtual clock)", f"{coll}, {nbytes} B, loose", yscale="log", grid="both")
     ax = axes.flat[4]
     for coll in sorted({r["coll"] for r in table}):
         rows = [r for r in table if r["coll"] == coll and r["mode"] == "loose"]
         ns = sorted({r["n"] for r in rows})
         ax.plot(ns, [max(r["penalty_of_worst"] for r in rows if r["n"] == n) for n in ns], marker="o", label=coll)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("group size n")
-    ax.set_ylabel("worst fixed / best fixed")
-    ax.set_title("penalty of the worst fixed algorithm (loose, largest over sizes)")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    _axes(ax, "group size n", "worst fixed / best fixed",
+          "penalty of the worst fixed algorithm (loose, largest over sizes)")
     ax = axes.flat[5]
     for coll, modes in sorted(result["sequences"].items()):
         for mode, xs in sorted(modes.items()):
             ax.plot([x["k"] for x in xs], [x["ns_per_op"] for x in xs], marker="o",
                     linestyle="-" if mode == "loose" else ":", label=f"{coll} {mode}")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("collectives back to back (k)")
-    ax.set_ylabel("ns per collective")
-    ax.set_title("strict vs loose, k in a row (all cores, 512 B)")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    _axes(ax, "collectives back to back (k)", "ns per collective", "strict vs loose, k in a row (all cores, 512 B)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
