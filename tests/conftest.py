@@ -4,6 +4,7 @@ QEMU is always killed when a test ends, and each boot's serial output is kept in
 build/test-logs/<test name>[-N].log so a failure can be read afterwards.
 """
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,9 +17,10 @@ import mosaiclib  # noqa: E402
 LOG_DIR = ROOT / "build" / "test-logs"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def kernel_built():
-    if not mosaiclib.DEFAULT_KERNEL.exists():
+@pytest.fixture(scope="module", autouse=True)
+def kernel_built(request):
+    """Every test module needs build/mosaic.elf but the host-only ones (HOST_ONLY = True: they never boot)."""
+    if not getattr(request.module, "HOST_ONLY", False) and not mosaiclib.DEFAULT_KERNEL.exists():
         pytest.exit("build/mosaic.elf is missing: run the suite with 'make test'", returncode=2)
 
 
@@ -49,3 +51,26 @@ def ktest_summary(output):
     """(passed, failed) from the final 'ktest: N passed, N failed' line, or None."""
     m = re.findall(r"^ktest: (\d+) passed, (\d+) failed$", output, re.M)
     return tuple(map(int, m[-1])) if m else None
+
+
+def run_script(script, *args, timeout=60):
+    """A host tool of scripts/ run from the repository's root: its CompletedProcess, output as text."""
+    return subprocess.run([sys.executable, str(script), *map(str, args)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def expect(r, status, *texts):
+    """Asserts that the boot r ended with status and printed each of texts; returns r."""
+    assert r.status == status, (r.status, r.output[-3000:])
+    for t in texts:
+        assert t in r.output, (t, r.output[-3000:])
+    return r
+
+
+def ktest_passes(boot, count, **kw):
+    """Boots the in-kernel suite that kw's bootargs name: all count tests pass and no invariant is violated."""
+    r = boot(**kw)
+    assert r.status == 0, r.output
+    assert ktest_summary(r.output) == (count, 0)
+    assert "INVARIANT VIOLATED" not in r.output
+    return r

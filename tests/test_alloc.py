@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, ktest_summary
+from conftest import ROOT, expect, ktest_passes
 
 
 def reports(output):
@@ -16,18 +16,12 @@ def reports(output):
 
 @pytest.mark.parametrize("policy", ["ac", "ab"])
 def test_alloc_suite_partial_simulation(boot, policy):
-    r = boot(harts=16, bootargs=f"partial_sim=8 policy={policy} ktest=alloc", timeout=400)
-    assert r.status == 0, r.output
-    assert ktest_summary(r.output) == (6, 0)
-    assert "INVARIANT VIOLATED" not in r.output
+    ktest_passes(boot, 6, harts=16, bootargs=f"partial_sim=8 policy={policy} ktest=alloc", timeout=400)
 
 
 @pytest.mark.parametrize("policy", ["ac", "ab"])
 def test_alloc_suite_real_tasks(boot, policy):
-    r = boot(harts=36, bootargs=f"policy={policy} ktest=alloc", timeout=600)
-    assert r.status == 0, r.output
-    assert ktest_summary(r.output) == (6, 0)
-    assert "INVARIANT VIOLATED" not in r.output
+    ktest_passes(boot, 6, harts=36, bootargs=f"policy={policy} ktest=alloc", timeout=600)
 
 
 @pytest.mark.parametrize("harts,mesh", [(2, "2x1"), (49, "7x7"), (128, "16x8")])
@@ -109,20 +103,15 @@ def test_partial_simulation_records_cores_per_domain(boot):
 
 
 def test_bad_jobs_are_refused_with_a_reason(boot):
-    r = boot(harts=36, bootargs='cmd="submit compute 0"')
-    assert r.status == 1 and "submit: refused: a job needs at least one core" in r.output, (r.status, r.output[-1500:])
-    r = boot(harts=36, bootargs='cmd="submit compute 33"')
-    assert r.status == 1 and "33 cores is more than the machine has (32)" in r.output, (r.status, r.output[-1500:])
-    r = boot(harts=36, bootargs='cmd="submit nosuch 2"')
-    assert r.status == 1 and "there is no program 'nosuch'" in r.output, (r.status, r.output[-1500:])
-    r = boot(harts=36, bootargs='cmd="submit compute 2 at 9"')
-    assert r.status == 1 and "there is no micro-kernel 9 (there are 4)" in r.output, (r.status, r.output[-1500:])
-    r = boot(harts=16, bootargs='partial_sim=4 cmd="submit sim 2"')
-    assert r.status == 1 and "needs a run time" in r.output, (r.status, r.output[-1500:])
-    r = boot(harts=16, bootargs='partial_sim=4 scenario="0 0 two 100"')
-    assert r.status == 2 and "expected 'T_US HOME NTASKS[/C] RUN_US|PROGRAM[:ARG]'" in r.output, (r.status, r.output[-1500:])
-    r = boot(harts=16, bootargs="partial_sim=4 policy=fifo")
-    assert r.status == 2 and "policy: 'fifo' is not a policy (ac or ab)" in r.output, (r.status, r.output[-1500:])
+    for harts, bootargs, status, words in (
+            (36, 'cmd="submit compute 0"', 1, "submit: refused: a job needs at least one core"),
+            (36, 'cmd="submit compute 33"', 1, "33 cores is more than the machine has (32)"),
+            (36, 'cmd="submit nosuch 2"', 1, "there is no program 'nosuch'"),
+            (36, 'cmd="submit compute 2 at 9"', 1, "there is no micro-kernel 9 (there are 4)"),
+            (16, 'partial_sim=4 cmd="submit sim 2"', 1, "needs a run time"),
+            (16, 'partial_sim=4 scenario="0 0 two 100"', 2, "expected 'T_US HOME NTASKS[/C] RUN_US|PROGRAM[:ARG]'"),
+            (16, "partial_sim=4 policy=fifo", 2, "policy: 'fifo' is not a policy (ac or ab)")):
+        expect(boot(harts=harts, bootargs=bootargs), status, words)
     # that a refusal disturbs nothing (a good job runs right after) is ktest alloc.bad_input_refused
 
 

@@ -5,24 +5,19 @@ script on it; no QEMU is booted and no kernel build is needed.
 """
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_script
 
 SCRIPT = ROOT / "scripts" / "alloc-trace"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def kernel_built():
-    """Overrides conftest's check for build/mosaic.elf: these tests never boot."""
+HOST_ONLY = True  # no build/mosaic.elf needed (conftest.kernel_built)
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    return run_script(SCRIPT, *args)
 
 
 def write_log(tmp_path, body, name="run.log"):

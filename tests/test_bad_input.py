@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, ktest_summary, mosaiclib
+from conftest import ROOT, expect, ktest_summary, mosaiclib
 
 
 def run(cmd, timeout=120):
@@ -62,31 +62,24 @@ def test_make_help_lists_targets_and_variables():
 
 
 def test_unknown_boot_argument(boot):
-    r = boot(harts=2, bootargs="bogus=1 ktest=lib")
-    assert r.status == 2, r.output
-    assert "bootargs: unknown key 'bogus'" in r.output
+    r = expect(boot(harts=2, bootargs="bogus=1 ktest=lib"), 2, "bootargs: unknown key 'bogus'")
     assert "ktest: PASS" not in r.output  # a bad command line does nothing else
 
 
 def test_bad_boot_argument_values(boot):
-    r = boot(harts=2, bootargs="boot_timeout_ms=0 shell=7 ktest")
-    assert r.status == 2, r.output
-    assert "bootargs: 'boot_timeout_ms' is out of range (allowed 1..600000)" in r.output
-    assert "bootargs: 'shell' is out of range (allowed 0..1)" in r.output
-    assert "bootargs: 'ktest' needs a value" in r.output
+    expect(boot(harts=2, bootargs="boot_timeout_ms=0 shell=7 ktest"), 2,
+           "bootargs: 'boot_timeout_ms' is out of range (allowed 1..600000)",
+           "bootargs: 'shell' is out of range (allowed 0..1)", "bootargs: 'ktest' needs a value")
 
 
 def test_unknown_shell_command(boot):
-    r = boot(harts=2, bootargs="cmd=harts;frobnicate;mem")
-    assert r.status == 2, r.output
-    assert "shell: unknown command 'frobnicate'; type 'help' for the list" in r.output
+    r = expect(boot(harts=2, bootargs="cmd=harts;frobnicate;mem"), 2,
+               "shell: unknown command 'frobnicate'; type 'help' for the list")
     assert "mosaic> mem" not in r.output  # the script stops at the first failure
 
 
 def test_shell_usage_error(boot):
-    r = boot(harts=2, bootargs='cmd="harts extra"')
-    assert r.status == 2, r.output
-    assert "usage: harts" in r.output
+    expect(boot(harts=2, bootargs='cmd="harts extra"'), 2, "usage: harts")
 
 
 def test_run_exits_with_the_kernels_status():

@@ -3,13 +3,9 @@
 Host-only: nothing here boots QEMU or needs a kernel; the statistics, the plan, the verdicts and the page's
 formats are checked on small hand-made values, so a change to any of them shows here in a second.
 """
-import subprocess
-import sys
 import types
 
-import pytest
-
-from conftest import ROOT
+from conftest import ROOT, run_script
 
 from benchalloc import claims, config, fmt, plan, stats
 from benchalloc.figures import assemble
@@ -18,14 +14,11 @@ from benchalloc.tables import write_csvs
 SCRIPT = ROOT / "scripts" / "bench-alloc"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def kernel_built():
-    """Overrides conftest's check for build/mosaic.elf: these tests never boot."""
+HOST_ONLY = True  # no build/mosaic.elf needed (conftest.kernel_built)
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    return run_script(SCRIPT, *args)
 
 
 def test_stats_known_values():

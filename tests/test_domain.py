@@ -1,6 +1,8 @@
 """Domains: the default thesis layout on 6x6, other splits, partial simulation, refusals."""
 import re
 
+from conftest import expect
+
 
 def tiles(output):
     """{core: (domain, is_master)} from the shell's mesh drawing."""
@@ -35,10 +37,6 @@ def test_partial_simulation_layout(boot):
 
 
 def test_impossible_split_is_refused(boot):
-    r = boot(harts=36, bootargs="domains=7")
-    assert r.status == 2, r.output
-    assert "domains: 7 rectangles cannot tile a 6x6 mesh" in r.output
-    r = boot(harts=4, bootargs="domains=5")
-    assert r.status == 2 and "domains: 5 domains need at least 5 harts, there are 4" in r.output
-    r = boot(harts=36, bootargs="partial_sim=4 domains=4")
-    assert r.status == 2 and "partial_sim makes every hart a domain" in r.output
+    expect(boot(harts=36, bootargs="domains=7"), 2, "domains: 7 rectangles cannot tile a 6x6 mesh")
+    expect(boot(harts=4, bootargs="domains=5"), 2, "domains: 5 domains need at least 5 harts, there are 4")
+    expect(boot(harts=36, bootargs="partial_sim=4 domains=4"), 2, "partial_sim makes every hart a domain")

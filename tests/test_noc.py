@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import ktest_summary
+from conftest import expect, ktest_summary
 
 NOC_TESTS = 15
 
@@ -96,11 +96,9 @@ def test_mesh_geometry_from_boot_argument(boot):
 
 
 def test_mesh_that_does_not_fit_is_refused(boot):
-    r = boot(harts=36, bootargs="mesh=5x5")
-    assert r.status == 2, r.output
-    assert "mesh: 5x5 has 25 tiles but there are 36 harts (try mesh=6x6, or HARTS=25)" in r.output
-    r = boot(harts=8, bootargs="mesh=eight")
-    assert r.status == 2 and "is not WxH" in r.output
+    expect(boot(harts=36, bootargs="mesh=5x5"), 2,
+           "mesh: 5x5 has 25 tiles but there are 36 harts (try mesh=6x6, or HARTS=25)")
+    expect(boot(harts=8, bootargs="mesh=eight"), 2, "is not WxH")
 
 
 def test_make_refuses_mesh_that_does_not_fit():

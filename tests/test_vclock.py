@@ -134,22 +134,22 @@ def test_whole_blocks_everywhere_but_where_the_kernel_faults_on_purpose():
         assert s["__vclock_blocks_end"] <= s[f"vclock_probe_{probe}"] < s["__text_end"], probe
 
 
+def plugin_refuses(args, words, **kw):
+    """QEMU with the vclock plugin given args does not start, and the plugin says words."""
+    cmd = mosaiclib.qemu_command(harts=2, bootargs="shell=0", **kw)
+    cmd[cmd.index("-plugin") + 1] = f"{mosaiclib.VCLOCK_PLUGIN},{args}"
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert words in r.stderr
+
+
 def test_count_blocks_needs_one_thread():
-    cmd = mosaiclib.qemu_command(harts=2, bootargs="shell=0", accel="multi")
-    i = cmd.index("-plugin")
-    cmd[i + 1] = f"{mosaiclib.VCLOCK_PLUGIN},threads=multi,count=blocks"
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    assert r.returncode != 0
-    assert "vclock: count=blocks needs threads=single" in r.stderr
+    plugin_refuses("threads=multi,count=blocks", "vclock: count=blocks needs threads=single", accel="multi")
 
 
-def test_the_plugin_refuses_an_unknown_argument(tmp_path):
-    cmd = mosaiclib.qemu_command(harts=2, bootargs="shell=0")
-    i = cmd.index("-plugin")
-    cmd[i + 1] = f"{mosaiclib.VCLOCK_PLUGIN},threads=several"
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    assert r.returncode != 0
-    assert "vclock: unknown argument 'threads=several' (takes threads=single or threads=multi" in r.stderr
+def test_the_plugin_refuses_an_unknown_argument():
+    plugin_refuses("threads=several",
+                   "vclock: unknown argument 'threads=several' (takes threads=single or threads=multi")
 
 
 def test_counts_are_identical_across_icount_boots(boot):
