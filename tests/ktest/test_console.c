@@ -2,6 +2,7 @@
 #include "kernel/core/ktest.h"
 #include "kernel/console/shell.h"
 #include "kernel/core/hart.h"
+#include "tests/ktest/kt_util.h"
 #include "kernel/console/console.h"
 #include "lib/format.h"
 #include "lib/string.h"
@@ -22,13 +23,7 @@ static void print_lines(void *arg)
 KTEST(console, parallel_lines_stay_whole)
 {
 	uint64_t start = klog_written;
-	for (unsigned cpu = 0; cpu < hart_count; cpu++)
-		if (cpu != this_cpu())
-			KT_ASSERT(hart_call(cpu, print_lines, 0));
-	print_lines(0);
-	for (unsigned cpu = 0; cpu < hart_count; cpu++)
-		if (cpu != this_cpu())
-			hart_call_wait(cpu);
+	KT_ASSERT(kt_on_every_hart(print_lines));
 	/* every line in the log since start must be one whole console-check line */
 	KT_ASSERT(klog_written - start < KLOG_SIZE);
 	unsigned lines = 0;

@@ -1,6 +1,7 @@
 /* ktest suite "ipi": every hart pings every other hart through SBI IPIs, and broadcasts cross 64-hart windows. */
 #include "kernel/core/ktest.h"
 #include "kernel/core/hart.h"
+#include "tests/ktest/kt_util.h"
 #include "kernel/console/console.h"
 #include "drivers/timer.h"
 
@@ -31,13 +32,7 @@ KTEST(ipi, every_hart_pings_every_other)
 		for (unsigned w = 0; w < MOSAIC_MAX_HARTS / 64; w++)
 			harts[cpu].ping_seen[w] = 0;
 	}
-	for (unsigned cpu = 0; cpu < hart_count; cpu++)
-		if (cpu != this_cpu())
-			KT_ASSERT(hart_call(cpu, ping_all, 0));
-	ping_all(0);
-	for (unsigned cpu = 0; cpu < hart_count; cpu++)
-		if (cpu != this_cpu())
-			hart_call_wait(cpu);
+	KT_ASSERT(kt_on_every_hart(ping_all));
 	unsigned pairs = 0;
 	for (unsigned to = 0; to < hart_count; to++) {
 		KT_ASSERT(ping_all_ok[to]);

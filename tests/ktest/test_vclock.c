@@ -10,6 +10,7 @@
 #include "kernel/time/vclock.h"
 #include "kernel/console/console.h"
 #include "kernel/core/hart.h"
+#include "tests/ktest/kt_util.h"
 #include "kernel/core/platform.h"
 #include "arch/riscv/csr.h"
 #include "arch/riscv/mmu.h"
@@ -49,13 +50,7 @@ static uint64_t loop_expected(uint64_t n)
 /* A trap probe: up to and including the trapping instruction, then the marker it lands on. */
 static uint64_t trap_expected(const char *first, const char *insn) { return insns(first, insn) + 1 + 1; }
 
-#define VCLOCK_REQUIRE()                                                                  \
-	do {                                                                              \
-		if (!vclock_present) {                                                    \
-			kprintf("ktest:   vclock plugin absent: nothing measured\n");         \
-			return;                                                           \
-		}                                                                         \
-	} while (0)
+#define VCLOCK_REQUIRE() KT_SKIP_UNLESS(vclock_present, "vclock plugin absent: nothing measured")
 
 /* The loop probe with interrupts off (an interrupt's handler would count too, by rule). */
 static uint64_t loop_quiet(uint64_t n)

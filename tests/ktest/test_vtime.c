@@ -17,14 +17,9 @@
 #include "drivers/timer.h"
 #include "kernel/domain/domain.h"
 #include "kernel/domain/noc_sampler.h"
+#include "tests/ktest/kt_util.h"
 
-#define NEED_VTIME()                                                                          \
-	do {                                                                                  \
-		if (!vtime_active) {                                                          \
-			kprintf("ktest:   (skipped: boot with vtime=1 and the vclock plugin)\n"); \
-			return;                                                               \
-		}                                                                             \
-	} while (0)
+#define NEED_VTIME() KT_SKIP_UNLESS(vtime_active, "(skipped: boot with vtime=1 and the vclock plugin)")
 
 /* A loop whose instruction count is fixed by its iterations. */
 static __attribute__((noinline)) void spin(uint64_t n)
