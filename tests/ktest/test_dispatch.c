@@ -81,6 +81,17 @@ static bool too_few_harts(unsigned need)
 	return true;
 }
 
+/* The test dispatch.name: body(kt) on a machine of at least min_harts cores, then whatever it left of its n
+ * tasks cancelled and every dispatcher stopped, however body ended. */
+#define DISPATCH_KTEST(name, min_harts, body, tasks, n) \
+	KTEST(dispatch, name)                           \
+	{                                               \
+		if (too_few_harts(min_harts))           \
+			return;                         \
+		body(kt);                               \
+		cleanup(tasks, n);                      \
+	}
+
 static unsigned other_core(unsigned k) { return (this_cpu() + 1 + k) % hart_count; }
 
 static bool others_idle(void)
@@ -146,11 +157,7 @@ static void success_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(dispatcher_stop(other), -EINVAL);
 }
 
-KTEST(dispatch, success_completes_and_releases_waiter)
-{
-	success_body(kt);
-	cleanup(t_success, 2);
-}
+DISPATCH_KTEST(success_completes_and_releases_waiter, 1, success_body, t_success, 2)
 
 /* Fails recoverably twice, then succeeds: its result is the number of tries. */
 static int third_time_lucky(struct task *t)
@@ -182,11 +189,7 @@ static void again_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(task_state(&t_again[1]), TASK_COMPLETED);
 }
 
-KTEST(dispatch, again_reruns_the_task)
-{
-	again_body(kt);
-	cleanup(t_again, 2);
-}
+DISPATCH_KTEST(again_reruns_the_task, 1, again_body, t_again, 2)
 
 /* Stops on its first run, succeeds on the next. args[0] != 0: continue itself before stopping,
  * as if the awaited operation finished before the task had returned. */
@@ -253,11 +256,7 @@ static void stop_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(t->last_cpu, other);
 }
 
-KTEST(dispatch, stop_parks_until_continue)
-{
-	stop_body(kt);
-	cleanup(t_stop, 3);
-}
+DISPATCH_KTEST(stop_parks_until_continue, 1, stop_body, t_stop, 3)
 
 static int fail_with_arg(struct task *t)
 {
@@ -361,11 +360,7 @@ static void error_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(task_state(&t[E_N + 1]), TASK_FAILED);
 }
 
-KTEST(dispatch, error_propagates_through_the_graph)
-{
-	error_body(kt);
-	cleanup(t_err, E_N + 2);
-}
+DISPATCH_KTEST(error_propagates_through_the_graph, 1, error_body, t_err, E_N + 2)
 
 /* ---- graphs ---- */
 
@@ -437,11 +432,7 @@ static void diamond_body(struct ktest_ctx *kt)
 	}
 }
 
-KTEST(dispatch, diamond_joins_once_after_both_parents)
-{
-	diamond_body(kt);
-	cleanup(t_dia, 4);
-}
+DISPATCH_KTEST(diamond_joins_once_after_both_parents, 1, diamond_body, t_dia, 4)
 
 static int nop(struct task *t)
 {
@@ -510,11 +501,7 @@ static void rules_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(task_set_timing(u, 0, 1000), -EINVAL);
 }
 
-KTEST(dispatch, connect_and_disconnect_rules)
-{
-	rules_body(kt);
-	cleanup(t_rule, TASK_MAX_CHILDREN + 8);
-}
+DISPATCH_KTEST(connect_and_disconnect_rules, 1, rules_body, t_rule, TASK_MAX_CHILDREN + 8)
 
 /* ---- periodic and delayed tasks ---- */
 
@@ -591,11 +578,7 @@ static void periodic_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(task_state(t), TASK_FAILED);
 }
 
-KTEST(dispatch, periodic_task_runs_every_period)
-{
-	periodic_body(kt);
-	cleanup(t_per, 2);
-}
+DISPATCH_KTEST(periodic_task_runs_every_period, 1, periodic_body, t_per, 2)
 
 static struct task t_delay[3];
 
@@ -640,11 +623,7 @@ static void delay_body(struct ktest_ctx *kt)
 	KT_ASSERT(c->last_start >= p->last_start + delay);
 }
 
-KTEST(dispatch, delayed_task_waits_its_delay)
-{
-	delay_body(kt);
-	cleanup(t_delay, 3);
-}
+DISPATCH_KTEST(delayed_task_waits_its_delay, 1, delay_body, t_delay, 3)
 
 /* ---- emitting, cancelling, many dispatchers ---- */
 
@@ -690,13 +669,7 @@ static void emit_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(task_dispatch(&t_emit[0], MOSAIC_MAX_HARTS + 3), -ENXIO);
 }
 
-KTEST(dispatch, emitted_task_runs_on_its_core)
-{
-	if (too_few_harts(2))
-		return;
-	emit_body(kt);
-	cleanup(t_emit, MOSAIC_MAX_HARTS);
-}
+DISPATCH_KTEST(emitted_task_runs_on_its_core, 2, emit_body, t_emit, MOSAIC_MAX_HARTS)
 
 /* ---- a task that waits for a task ---- */
 
@@ -741,13 +714,7 @@ static void nest_body(struct ktest_ctx *kt)
 	KT_ASSERT(waiter->end_ns >= sleeper->end_ns);
 }
 
-KTEST(dispatch, a_task_waits_for_a_task_that_sleeps_on_its_clock)
-{
-	if (too_few_harts(3))
-		return;
-	nest_body(kt);
-	cleanup(t_nest, 2);
-}
+DISPATCH_KTEST(a_task_waits_for_a_task_that_sleeps_on_its_clock, 3, nest_body, t_nest, 2)
 
 /* ---- a dispatcher stopped by a core that did not start it ---- */
 
@@ -811,13 +778,7 @@ static void stop_elsewhere_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(dispatcher_stop(dispatcher), 0);
 }
 
-KTEST(dispatch, a_dispatcher_stopped_by_another_core_ends_on_its_clock)
-{
-	if (too_few_harts(3))
-		return;
-	stop_elsewhere_body(kt);
-	cleanup(&t_stop_elsewhere, 1);
-}
+DISPATCH_KTEST(a_dispatcher_stopped_by_another_core_ends_on_its_clock, 3, stop_elsewhere_body, &t_stop_elsewhere, 1)
 
 /* ---- a stop is for one loop ---- */
 
@@ -848,13 +809,7 @@ static void next_loop_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(dispatcher_stop(cpu), 0);
 }
 
-KTEST(dispatch, a_stop_is_for_one_loop)
-{
-	if (too_few_harts(2))
-		return;
-	next_loop_body(kt);
-	cleanup(&t_next_loop, 1);
-}
+DISPATCH_KTEST(a_stop_is_for_one_loop, 2, next_loop_body, &t_next_loop, 1)
 
 static struct task t_cancel[4];
 
@@ -894,11 +849,7 @@ static void cancel_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(task_runs(a), 0);
 }
 
-KTEST(dispatch, cancel_ends_a_task_and_its_descendants)
-{
-	cancel_body(kt);
-	cleanup(t_cancel, 4);
-}
+DISPATCH_KTEST(cancel_ends_a_task_and_its_descendants, 1, cancel_body, t_cancel, 4)
 
 /* Half the tasks are emitted by this core; each of those emits one more, from whatever core
  * it runs on, to another dispatcher: every dispatcher takes tasks from many cores at once. */
@@ -1050,11 +1001,7 @@ static void run_one_body(struct ktest_ctx *kt)
 	KT_ASSERT_EQ(shell_exec("tasks bogus"), SHELL_USAGE);
 }
 
-KTEST(dispatch, run_one_runs_at_most_one_task)
-{
-	run_one_body(kt);
-	cleanup(t_one, 8);
-}
+DISPATCH_KTEST(run_one_runs_at_most_one_task, 1, run_one_body, t_one, 8)
 
 /* ---- a dispatcher's core woken by a message ---- */
 
