@@ -72,6 +72,14 @@ static bool one_case(struct ktest_ctx *kt, uint64_t arg)
 	return run_case(kt, &core, 1, arg);
 }
 
+/* The test invasive.name: user/invtest's case c, and every core it used back afterwards. */
+#define INVASIVE_CASE(name, c)                    \
+	KTEST_STANDALONE(invasive, name)          \
+	{                                         \
+		KT_ASSERT(one_case(kt, c));       \
+		KT_ASSERT(all_cores_back());      \
+	}
+
 KTEST_STANDALONE(invasive, invade_beyond_the_spare_cores_is_partial)
 {
 	KT_ASSERT(!layout.partial);
@@ -79,35 +87,11 @@ KTEST_STANDALONE(invasive, invade_beyond_the_spare_cores_is_partial)
 	KT_ASSERT(all_cores_back());
 }
 
-KTEST_STANDALONE(invasive, retreat_outside_the_claim_is_an_error)
-{
-	KT_ASSERT(one_case(kt, 2));
-	KT_ASSERT(all_cores_back());
-}
-
-KTEST_STANDALONE(invasive, infect_an_empty_claim_is_an_error)
-{
-	KT_ASSERT(one_case(kt, 3));
-	KT_ASSERT(all_cores_back());
-}
-
-KTEST_STANDALONE(invasive, a_faulting_member_is_reported_to_the_owner)
-{
-	KT_ASSERT(one_case(kt, 5));
-	KT_ASSERT(all_cores_back());
-}
-
-KTEST_STANDALONE(invasive, ilets_share_the_owners_memory_and_isolated_members_do_not)
-{
-	KT_ASSERT(one_case(kt, 8));
-	KT_ASSERT(all_cores_back());
-}
-
-KTEST_STANDALONE(invasive, an_owner_that_ends_gives_its_claim_back)
-{
-	KT_ASSERT(one_case(kt, 6));
-	KT_ASSERT(all_cores_back());
-}
+INVASIVE_CASE(retreat_outside_the_claim_is_an_error, 2)
+INVASIVE_CASE(infect_an_empty_claim_is_an_error, 3)
+INVASIVE_CASE(a_faulting_member_is_reported_to_the_owner, 5)
+INVASIVE_CASE(ilets_share_the_owners_memory_and_isolated_members_do_not, 8)
+INVASIVE_CASE(an_owner_that_ends_gives_its_claim_back, 6)
 
 /* One owner in every domain invades anywhere at once, more than its domain has spare. */
 KTEST_STANDALONE(invasive, concurrent_invades_from_every_domain_complete)
