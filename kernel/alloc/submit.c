@@ -482,18 +482,30 @@ static bool system_idle(const char *cmd)
 	return true;
 }
 
-SHELL_CMD(policy, "policy [ac|ab]", "show or set the job allocation policy")
+/* A command that shows a setting, or with one argument sets it while no job is in the system: 0 with *v the
+ * value argv[1] names (parse), or left alone without an argument; otherwise the command's status. */
+static int setting_arg(int argc, char **argv, int (*parse)(const char *), int *v)
 {
 	if (argc > 2)
 		return SHELL_USAGE;
 	if (argc == 2) {
-		int p = alloc_policy_parse(argv[1]);
-		if (p < 0)
+		int x = parse(argv[1]);
+		if (x < 0)
 			return SHELL_USAGE;
-		if (!system_idle("policy"))
+		if (!system_idle(argv[0]))
 			return 1;
-		alloc_cfg.policy = (enum alloc_policy)p;
+		*v = x;
 	}
+	return 0;
+}
+
+SHELL_CMD(policy, "policy [ac|ab]", "show or set the job allocation policy")
+{
+	int p = alloc_cfg.policy, r = setting_arg(argc, argv, alloc_policy_parse, &p);
+	if (r)
+		return r;
+	if (argc == 2)
+		alloc_cfg.policy = (enum alloc_policy)p;
 	kprintf("policy %s (%s); the sequencer is micro-kernel %u\n", alloc_policy_name(alloc_cfg.policy),
 		alloc_cfg.policy == ALLOC_POLICY_AC ? "active cancellation" : "sequencer-based atomic broadcast",
 		sequencer_dom());
@@ -502,16 +514,11 @@ SHELL_CMD(policy, "policy [ac|ab]", "show or set the job allocation policy")
 
 SHELL_CMD(scheme, "scheme [naive|flood|fixed|adaptive]", "show or set how requests and spawns propagate")
 {
-	if (argc > 2)
-		return SHELL_USAGE;
-	if (argc == 2) {
-		int s = alloc_scheme_parse(argv[1]);
-		if (s < 0)
-			return SHELL_USAGE;
-		if (!system_idle("scheme"))
-			return 1;
+	int s = alloc_cfg.scheme, r = setting_arg(argc, argv, alloc_scheme_parse, &s);
+	if (r)
+		return r;
+	if (argc == 2)
 		alloc_cfg.scheme = (enum alloc_scheme)s;
-	}
 	kprintf("scheme %s\n", alloc_scheme_name(alloc_cfg.scheme));
 	return 0;
 }
