@@ -13,6 +13,12 @@
 
 static uint32_t walk_epoch;
 
+/* The walk from root: x takes each task of the work list in turn (root first) until the list is empty;
+ * the body adds a task with GRAPH_PUSH(c), which the walk then reaches before the tasks pushed earlier. */
+#define GRAPH_WALK(x, root) \
+	for (struct task *work_ = ((root)->walk = NULL, (root)), *x; work_ && (x = work_, work_ = x->walk, 1);)
+#define GRAPH_PUSH(c) ((c)->walk = work_, work_ = (c))
+
 /* Graph edits happen only among CREATED tasks, and every descendant of a dispatched task is
  * dispatched too (graph_publish), so a path that leaves the CREATED tasks never comes back. */
 bool graph_reaches(struct task *from, struct task *to)
@@ -21,10 +27,7 @@ bool graph_reaches(struct task *from, struct task *to)
 	if (!mark) /* wrapped: 0 is what task_init leaves */
 		mark = __atomic_add_fetch(&walk_epoch, 1, __ATOMIC_RELAXED);
 	from->mark = mark;
-	from->walk = NULL;
-	for (struct task *work = from; work;) {
-		struct task *x = work;
-		work = x->walk;
+	GRAPH_WALK(x, from) {
 		if (x == to)
 			return true;
 		for (unsigned i = 0; i < x->nchildren; i++) {
@@ -32,8 +35,7 @@ bool graph_reaches(struct task *from, struct task *to)
 			if (c->mark == mark || task_state(c) != TASK_CREATED)
 				continue;
 			c->mark = mark;
-			c->walk = work;
-			work = c;
+			GRAPH_PUSH(c);
 		}
 	}
 	return false;
@@ -43,10 +45,7 @@ bool graph_reaches(struct task *from, struct task *to)
  * at once), its children must already be BLOCKED, with their dispatcher and parent count set. */
 void graph_publish(struct task *root, unsigned cpu)
 {
-	root->walk = NULL;
-	for (struct task *work = root; work;) {
-		struct task *x = work;
-		work = x->walk;
+	GRAPH_WALK(x, root) {
 		for (unsigned i = 0; i < x->nchildren; i++) {
 			struct task *c = x->children[i];
 			if (task_state(c) != TASK_CREATED)
@@ -55,8 +54,7 @@ void graph_publish(struct task *root, unsigned cpu)
 			c->requester = root->requester;
 			c->pending = c->nparents;
 			__atomic_store_n(&c->state, TASK_BLOCKED, __ATOMIC_RELEASE);
-			c->walk = work;
-			work = c;
+			GRAPH_PUSH(c);
 		}
 	}
 }
@@ -107,10 +105,7 @@ void graph_complete(struct task *t)
 
 void graph_fail(struct task *t)
 {
-	t->walk = NULL;
-	for (struct task *work = t; work;) {
-		struct task *x = work;
-		work = x->walk;
+	GRAPH_WALK(x, t) {
 		for (unsigned i = 0; i < x->nchildren; i++) {
 			struct task *c = x->children[i];
 			struct dispatcher *d = &dispatchers[c->cpu];
@@ -119,8 +114,7 @@ void graph_fail(struct task *t)
 				c->error = x->error;
 				__atomic_store_n(&c->state, TASK_FAILED, __ATOMIC_RELEASE);
 				d->failed++;
-				c->walk = work;
-				work = c;
+				GRAPH_PUSH(c);
 			}
 			spin_unlock(&d->lock, s);
 		}
