@@ -114,6 +114,42 @@ static int reduce_args(MPI_Comm c, const void *s, const void *r, int count, MPI_
 	return MPI_SUCCESS;
 }
 
+/*
+ * An allreduce combined here of a vector of count >= n elements: the vector in n blocks, one per
+ * rank; an alltoall hands rank r block r of every rank, which it combines in rank order; an
+ * allgather hands every rank every combined block. Each element is still combined by one rank in
+ * rank order, so every rank gets the same bits as from an allgather of whole vectors, but each
+ * rank moves about 2 x count elements and combines count of them, not n x count. The blocks of
+ * the last piece are padded with zeros, whose results are dropped.
+ */
+static int allreduce_scattered(MPI_Comm c, const void *in, void *out, int count, MPI_Datatype t, MPI_Op op,
+			       const char *fn)
+{
+	size_t ext = mpi_types[t].extent, n = (size_t)c->size, half = MPI_TMP_BYTES / 2;
+	unsigned char *a = mpi_tmp, *b = mpi_tmp + half;
+	size_t most = half / ext / n; /* elements per block at most: n blocks fill half the buffer */
+	if (most * ext > KBLOCK)
+		most = KBLOCK / ext;
+	for (size_t off = 0; off < (size_t)count;) {
+		size_t left = (size_t)count - off, per = (left + n - 1) / n;
+		per = per < most ? per : most;
+		size_t m = left < per * n ? left : per * n, blk = per * ext;
+		memcpy(a, (const char *)in + off * ext, m * ext);
+		memset(a + m * ext, 0, per * n * ext - m * ext);
+		long k = k_alltoall(c, a, blk, b); /* b: block `rank` of every rank, in rank order */
+		if (k < 0)
+			return mpi_kerr(c, k, fn);
+		for (size_t r = 1; r < n; r++)
+			mpi_op_apply(op, t, b, b + r * blk, per);
+		k = k_allgather(c, b, blk, a); /* a: every rank's combined block, in rank order */
+		if (k < 0)
+			return mpi_kerr(c, k, fn);
+		memcpy((char *)out + off * ext, a, m * ext);
+		off += m;
+	}
+	return MPI_SUCCESS;
+}
+
 /* The reduction to every rank (root < 0) or to root, of in (already the receive buffer's values
  * when in == out), into out (significant at root only when root >= 0). */
 static int reduce(MPI_Comm c, const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, int root,
@@ -144,6 +180,8 @@ static int reduce(MPI_Comm c, const void *in, void *out, int count, MPI_Datatype
 		}
 		return MPI_SUCCESS;
 	}
+	if (root < 0 && n > 2 && count >= n) /* with two ranks one allgather is cheaper than two steps */
+		return allreduce_scattered(c, in, out, count, t, op, fn);
 	/* combined here: an allgather (gather) of a piece of every rank's vector, then rank order */
 	size_t piece = MPI_TMP_BYTES / ((size_t)n * ext);
 	for (size_t off = 0; off < (size_t)count; off += piece) {
