@@ -1,4 +1,4 @@
-"""The FPU in user mode (user/fpu.c, arch/riscv/fpu.S, docs/microkernel.md "The FPU"): user programs are
+"""The FPU in user mode (user/fpu.c, arch/riscv/fpu.S, docs/programs.md "The FPU"): user programs are
 built rv64gc/lp64d and compute with doubles (printf prints one, to the bit of the host's IEEE doubles);
 a task's f0..f31 and fcsr survive its kernel calls, sleeps and interrupts, and the time-slicing and the
 moves of a share group whose every task fills them with its own pattern; every task starts with them

@@ -1,7 +1,7 @@
 /*
  * fuzz: every random call is made with f0..f31 and fcsr full of a pattern of the call's own, and
  * they must come back as they went in (a kernel call, an interrupt, a time slice or a move of an
- * oversubscribed task to another core keeps a task's FP state; docs/microkernel.md).
+ * oversubscribed task to another core keeps a task's FP state; docs/programs.md, "The FPU").
  */
 #ifndef MOSAIC_FUZZ_FPU_H
 #define MOSAIC_FUZZ_FPU_H
