@@ -74,11 +74,12 @@ static inline __attribute__((always_inline)) void vtime_wait(const struct vtime_
 {
 	vtime_wait_begin();
 	for (;;) {
+		/* read before the look: a nudge that comes while it looks is seen as news, not lost */
+		uint32_t nudges = vtime_nudges();
 		struct vtime_wait_look l = {UINT64_MAX, UINT64_MAX, 0};
 		if (!w->look(w->arg, &l))
 			break;
 		uint64_t wake = 0;
-		uint32_t nudges = vtime_nudges(); /* before the look publishes: a nudge after it is seen */
 		bool moved = w->handover ? !vtime_idle_for_handover() : vtime_idle(l.own_ns, l.observer_ns, &wake);
 		if (moved) {
 			if (w->jump_ends)
