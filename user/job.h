@@ -1,8 +1,9 @@
 /*
- * Helpers shared by the job programs (isort, stencil, ring, compute): a
- * deterministic per-rank random stream, so every rank (and rank 0 when it checks
- * the others) can regenerate any rank's input, the check that a task is a rank of
- * a job, the verdict summed over the ranks, and rank 0's report line.
+ * Helpers shared by the job programs (isort, stencil, ring, compute; the benchmarks
+ * shmbench and mpibench take the median): a deterministic per-rank random stream, so
+ * every rank (and rank 0 when it checks the others) can regenerate any rank's input,
+ * the check that a task is a rank of a job, the verdict summed over the ranks, rank
+ * 0's report line, and the median of repetitions.
  * Header-only: each program is one translation unit.
  */
 #ifndef MOSAIC_USER_JOB_H
@@ -78,6 +79,18 @@ static inline int job_report(int print, const char *fmt, ...)
 			printf("%s, FAILED (%s)\n", what, why);
 	}
 	return why[0] ? 1 : 0;
+}
+
+/* The median of v[0..n) (n >= 1), sorting v in place: a benchmark's figure of n repetitions. */
+static inline long job_median(long *v, long n)
+{
+	for (long i = 1; i < n; i++)
+		for (long j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			long t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[n / 2];
 }
 
 #endif

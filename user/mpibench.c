@@ -18,6 +18,7 @@
 #include <string.h>
 #include "mpi.h"
 #include "mosaic.h"
+#include "job.h"
 
 MOSAIC_ABOUT("times MPI beside Mosaic calls (bench-mpi)", "repetitions R (0: 5, at most 50) | 256 to skip point to point");
 
@@ -28,17 +29,6 @@ static long g; /* the job's group, loose */
 static unsigned char *sbuf, *rbuf;
 
 static long now(void) { return mosaic_time_ns(); }
-
-static long median(long *v, int n)
-{
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			long t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return v[n / 2];
-}
 
 /* the longest of every rank's d (an int64 max through the kernel, outside the timed part) */
 static long longest(long d)
@@ -103,7 +93,7 @@ static void pingpong(int reps, int64_t *cores)
 			}
 		if (rank == 0)
 			printf("MPIBENCH {\"op\": \"p2p\", \"n\": 2, \"bytes\": %ld, \"mpi_ns\": %ld, \"mosaic_ns\": %ld}\n", n,
-			       median(tm, reps), median(tp, reps));
+			       job_median(tm, reps), job_median(tp, reps));
 	}
 }
 
@@ -157,7 +147,7 @@ static void collective(int op, long bytes, int reps)
 		}
 	if (rank == 0)
 		printf("MPIBENCH {\"op\": \"%s\", \"n\": %d, \"bytes\": %ld, \"mpi_ns\": %ld, \"mosaic_ns\": %ld}\n",
-		       op_name[op], size, bytes, median(t[0], reps), median(t[1], reps));
+		       op_name[op], size, bytes, job_median(t[0], reps), job_median(t[1], reps));
 }
 
 int mosaic_main(long arg)

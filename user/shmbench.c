@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "mosaic.h"
+#include "job.h"
 
 #define MAX_BYTES (64 * 1024)
 #define PIECE 4096 /* message pieces: at most the kernel's user buffer per message, and the window's page */
@@ -31,17 +32,6 @@ static void copy_words(volatile uint64_t *dst, const volatile uint64_t *src, lon
 {
 	for (long i = 0; i < bytes / 8; i++)
 		dst[i] = src[i];
-}
-
-static long median(long *v, long n)
-{
-	for (long i = 1; i < n; i++)
-		for (long j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			long t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return v[n / 2];
 }
 
 /* One direction: rank `sender` sends `out`, the other rank receives into `in`, in pieces. */
@@ -122,7 +112,7 @@ int mosaic_main(long arg)
 		}
 		if (rank == 0 && !bad)
 			printf("SHMBENCH {\"bytes\": %ld, \"reps\": %ld, \"message_ns\": %ld, \"window_ns\": %ld}\n", bytes,
-			       reps, median(msg, reps), median(win, reps));
+			       reps, job_median(msg, reps), job_median(win, reps));
 	}
 	if (rank == 0)
 		printf("shmbench: %s\n", bad ? "FAILED (a call failed or the bytes came back wrong)" : "done");
