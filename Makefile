@@ -371,7 +371,7 @@ help:
 	@echo "                  -> build/bench/sim.json, CSV, PNG (docs/scaling.md); scripts/bench-sim --quick|--only 5.3"
 	@echo "  make results    docs/results.md from build/bench/*.json: every run's date and revision, its goals"
 	@echo "                  MET or MISSED with their numbers and clock, the benchmarks without a run (no boot)"
-	@echo "  make reference  docs/reference.md: shell commands, boot arguments and kernel calls from the kernel's tables"
+	@echo "  make reference  docs/reference.md: shell commands, boot arguments, kernel calls and errors from the kernel's tables"
 	@echo "  make deps       install (as root) or name the missing Debian packages"
 	@echo "  make clean      remove build/ (build/debug/ too)"
 	@echo
