@@ -234,6 +234,10 @@ static void task_run(struct utask *t, struct trap_frame *frame, struct utask_res
 		timer_set_limit(timer_now() + timer_us_to_ticks(t->cpu_ms * 1000), cpu_limit_passed);
 	as_activate(&t->as);
 	irq_disable();
+	/* a kill that came after the serial was published may have been taken here already, in the
+	 * kernel: raised again, it is taken at the task's first instruction (utask_interrupted) */
+	if (hart_kill_pending())
+		ipi_send(this_cpu(), IPI_WAKE);
 	share_arm(); /* a time-sliced core: its slice check survives what the kernel did since */
 	shell_task_starts(); /* on the shell's core, input typed before the task is served from its traps */
 	fpu_zero(); /* nothing of the FP registers of the task that ran here before (t->fp is zero too) */
